@@ -1,0 +1,181 @@
+"""The transforms users call: grad, value_and_grad, vjp, and show.
+
+Each transform returns a callable that, per combination of argument kinds, runs the pipeline
+once, loads the generated module through the cache and compiles it with the backend; later
+calls with the same kinds go straight to the compiled function.
+"""
+import functools
+import inspect
+
+import numpy as np
+
+from . import pipeline
+from .backends import choose, compile_function
+from .cache import load_module
+from .errors import TranspileError
+from .kinds import kind_of_value, parse_kind
+
+
+def _normalize_argnums(fun, argnums):
+    tuple_argnums = isinstance(argnums, (tuple, list))
+    nums = tuple(argnums) if tuple_argnums else (argnums,)
+    if not nums or not all(isinstance(n, int) and not isinstance(n, bool) for n in nums):
+        raise TranspileError(f"argnums must be an int or a tuple of ints, got {argnums!r}",
+                             hint="e.g. argnums=0 or argnums=(0, 2)")
+    return nums, tuple_argnums
+
+
+def _bind(fun, signature, args, kwargs):
+    if not kwargs and signature is not None and len(args) == len(signature.parameters):
+        return args
+    try:
+        bound = signature.bind(*args, **kwargs)
+    except TypeError as exc:
+        raise TranspileError(f"{getattr(fun, '__name__', fun)}: {exc}", hint="check the call's arguments") from None
+    bound.apply_defaults()
+    return tuple(bound.args)
+
+
+def _prepare_arg(a):
+    if isinstance(a, np.ndarray) or isinstance(a, (float, int, bool, complex, np.generic)):
+        return a
+    if isinstance(a, (list, tuple)) and a and all(isinstance(v, (int, float)) for v in a):
+        return np.asarray(a, dtype=float)
+    return a
+
+
+def _kinds(args):
+    try:
+        return tuple(kind_of_value(a) for a in args)
+    except TypeError as exc:
+        raise TranspileError(f"{exc}", hint="pass floats, ints, bools or NumPy arrays") from None
+
+
+class Transformed:
+    """A function transformed by one transform; compiled lazily per argument kinds."""
+
+    def __init__(self, fun, mode, argnums=0, has_aux=False, backend=None):
+        if not callable(fun):
+            raise TranspileError(f"expected a function, got {type(fun).__name__}")
+        self.fun = fun
+        self.mode = mode
+        self.has_aux = has_aux
+        self.backend = backend
+        self.argnums, self.tuple_argnums = _normalize_argnums(fun, argnums)
+        try:
+            self.signature = inspect.signature(fun)
+        except (TypeError, ValueError):
+            self.signature = None
+        self._compiled = {}
+        functools.update_wrapper(self, fun)
+
+    def _check_argnums(self, nargs):
+        for n in self.argnums:
+            if not -nargs <= n < nargs:
+                raise TranspileError(
+                    f"argnums {n} is out of range for '{getattr(self.fun, '__name__', self.fun)}', "
+                    f"which takes {nargs} positional arguments", hint=f"use 0 to {nargs - 1}")
+
+    def _entry(self, args):
+        kinds = _kinds(args)
+        backend = choose(self.backend)
+        key = (kinds, backend)
+        entry = self._compiled.get(key)
+        if entry is None:
+            self._check_argnums(len(args))
+            argnums = tuple(n % len(args) for n in self.argnums)
+            fname, tree, ctx = pipeline.transform(self.fun, self.mode, argnums, kinds, self.has_aux,
+                                                  self.tuple_argnums)
+            text = pipeline.module_source([tree], f"{ctx.filename}:{ctx.source.tree.lineno}")
+            module = load_module(text, fname)
+            entry = compile_function(backend, module, fname, args)
+            self._compiled[key] = entry
+        return entry
+
+    def __call__(self, *args, **kwargs):
+        args = tuple(_prepare_arg(a) for a in _bind(self.fun, self.signature, args, kwargs))
+        return self._entry(args)(*args)
+
+
+def _decorator(mode):
+    def transform(fun=None, argnums=0, has_aux=False, backend=None):
+        if fun is None:       # used as @transpyle.grad(argnums=1)
+            return lambda f: Transformed(f, mode, argnums, has_aux, backend)
+        return Transformed(fun, mode, argnums, has_aux, backend)
+    return transform
+
+
+grad = _decorator("grad")
+grad.__doc__ = """Gradient of a scalar function with respect to argument(s) ``argnums``.
+
+``grad(f)(x, ...)`` has the shape of ``x``; with a tuple ``argnums`` a tuple of gradients.
+With ``has_aux=True`` ``f`` returns ``(value, aux)`` and the result is ``(gradient, aux)``.
+``backend`` is ``"numba"`` (default, or ``$TRANSPYLE_BACKEND``) or ``"numpy"``."""
+
+value_and_grad = _decorator("value_and_grad")
+value_and_grad.__doc__ = """Like :func:`grad` but returns ``(value, gradient)`` (``((value, aux), gradient)``
+with ``has_aux``), both from one compiled call."""
+
+
+def vjp(fun, *primals, has_aux=False, backend=None):
+    """``(out, vjp_fn)`` where ``vjp_fn(ct)`` returns one cotangent per primal (``(out, vjp_fn, aux)``
+    with ``has_aux``). The primal is recomputed inside each ``vjp_fn`` call."""
+    primals = tuple(_prepare_arg(p) for p in primals)
+    primal = Transformed(fun, "primal", 0, False, backend)
+    out = primal(*primals)
+    aux = None
+    if has_aux:
+        out, aux = out
+    pullback = Transformed(fun, "vjp", tuple(range(len(primals))), has_aux, backend)
+
+    def vjp_fn(ct):
+        if isinstance(out, tuple):
+            ct = tuple(np.asarray(c, dtype=float) if not np.isscalar(c) else float(c) for c in ct)
+        elif isinstance(out, np.ndarray):
+            ct = np.asarray(ct, dtype=out.dtype)
+            if ct.shape != out.shape:
+                raise TranspileError(f"the cotangent has shape {ct.shape}, the output has shape {out.shape}",
+                                     hint="pass a cotangent shaped like the output")
+        else:
+            ct = float(ct)
+        return pullback._entry(primals + (ct,))(*primals, ct)
+
+    return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
+
+
+def show(fun, mode="grad", argnums=0, args=None, kinds=None, has_aux=False, after=None):
+    """The generated source for ``fun`` under ``mode`` (what is compiled).
+
+    Specialisation needs the argument kinds: give example ``args``, or ``kinds`` as strings
+    like ``("f8[:]", "f8[:, :]", "f8")``. Without either, every argument is taken as a float64
+    scalar. ``after`` names a pass to print the tree after instead (see ``pipeline.PASSES``).
+    """
+    nums, tuple_argnums = _normalize_argnums(fun, argnums)
+    if args is not None:
+        arg_kinds = _kinds(tuple(_prepare_arg(a) for a in args))
+    elif kinds is not None:
+        arg_kinds = tuple(parse_kind(k) for k in kinds)
+    else:
+        nparams = len(inspect.signature(fun).parameters)
+        arg_kinds = tuple(parse_kind("f8") for _ in range(nparams))
+    nums = tuple(n % len(arg_kinds) for n in nums)
+    if mode == "vjp":
+        nums = tuple(range(len(arg_kinds)))
+    if after is not None:
+        import contextlib
+        import io
+        import os
+        buf = io.StringIO()
+        old = os.environ.get("TRANSPYLE_DUMP")
+        os.environ["TRANSPYLE_DUMP"] = after
+        try:
+            with contextlib.redirect_stderr(buf):
+                pipeline.transform(fun, mode, nums, arg_kinds, has_aux, tuple_argnums, after=after)
+        finally:
+            if old is None:
+                os.environ.pop("TRANSPYLE_DUMP", None)
+            else:
+                os.environ["TRANSPYLE_DUMP"] = old
+        return buf.getvalue()
+    fname, tree, ctx = pipeline.transform(fun, mode, nums, arg_kinds, has_aux, tuple_argnums)
+    return pipeline.module_source([tree], f"{ctx.filename}:{ctx.source.tree.lineno}")

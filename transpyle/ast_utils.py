@@ -1,0 +1,145 @@
+"""Tree utilities shared by the passes: templates, node builders, name queries, printing."""
+import ast
+import copy
+import re
+
+import astor
+import gast
+
+COMMENT_MARK = "#: "
+
+
+def name(id_, store=False):
+    return gast.Name(id=id_, ctx=gast.Store() if store else gast.Load(), annotation=None, type_comment=None)
+
+
+def const(value):
+    return gast.Constant(value=value, kind=None)
+
+
+def assign(target, value):
+    if isinstance(target, str):
+        target = name(target, store=True)
+    return gast.Assign(targets=[target], value=value, type_comment=None)
+
+
+def comment(text):
+    """A statement that prints as a ``# text`` comment line in generated code."""
+    return gast.Expr(value=const(COMMENT_MARK + text))
+
+
+def is_comment(stmt):
+    return (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Constant)
+            and isinstance(stmt.value.value, str) and stmt.value.value.startswith(COMMENT_MARK))
+
+
+def parse_expr(text):
+    return gast.parse(text.strip(), mode="eval").body if hasattr(gast, "Expression") and False else \
+        gast.parse(text.strip()).body[0].value
+
+
+def parse_stmts(text):
+    return gast.parse(text).body
+
+
+class _Substitute(gast.NodeTransformer):
+    def __init__(self, subs):
+        self.subs = subs
+
+    def visit_Name(self, node):
+        if node.id in self.subs:
+            new = self.subs[node.id]
+            if isinstance(new, str):
+                return gast.Name(id=new, ctx=node.ctx, annotation=None, type_comment=None)
+            new = copy.deepcopy(new)
+            if isinstance(new, gast.Name):
+                new.ctx = node.ctx
+            return new
+        return node
+
+
+def substitute(node, subs):
+    """Replace names in ``node`` by strings (new names) or nodes (copied)."""
+    return _Substitute(subs).visit(node)
+
+
+def template_expr(text, **subs):
+    return substitute(parse_expr(text), subs)
+
+
+def template_stmts(text, **subs):
+    return [substitute(s, subs) for s in parse_stmts(text)]
+
+
+def loaded_names(node):
+    """Names read anywhere in ``node`` (a node or a list of nodes)."""
+    nodes = node if isinstance(node, list) else [node]
+    out = set()
+    for n in nodes:
+        for sub in gast.walk(n):
+            if isinstance(sub, gast.Name) and isinstance(sub.ctx, gast.Load):
+                out.add(sub.id)
+    return out
+
+
+def stored_names(node):
+    nodes = node if isinstance(node, list) else [node]
+    out = set()
+    for n in nodes:
+        for sub in gast.walk(n):
+            if isinstance(sub, gast.Name) and isinstance(sub.ctx, gast.Store):
+                out.add(sub.id)
+    return out
+
+
+def all_names(node):
+    nodes = node if isinstance(node, list) else [node]
+    return {sub.id for n in nodes for sub in gast.walk(n) if isinstance(sub, gast.Name)}
+
+
+def set_location(node, lineno):
+    """Give ``node`` and every descendant without one the line number ``lineno``."""
+    for sub in gast.walk(node):
+        if getattr(sub, "lineno", None) is None and hasattr(sub, "_attributes") and "lineno" in sub._attributes:
+            sub.lineno = lineno
+            sub.col_offset = 0
+            sub.end_lineno = lineno
+            sub.end_col_offset = 0
+    return node
+
+
+def dotted(node):
+    """'np.linalg.norm' for an attribute chain of names, else None."""
+    parts = []
+    while isinstance(node, gast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, gast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+def attr_chain(text):
+    """The expression node for a dotted name like 'np.sin'."""
+    return parse_expr(text)
+
+
+_COMMENT_LINE = re.compile(r"^(\s*)(?:\"\"\"|'''|'|\")" + re.escape(COMMENT_MARK) + r"(.*?)(?:\"\"\"|'''|'|\")\s*$")
+
+
+def to_source(tree):
+    """Python source for a gast tree; comment markers become ``#`` lines."""
+    pytree = gast.gast_to_ast(tree)
+    ast.fix_missing_locations(pytree)
+    text = astor.to_source(pytree)
+    lines = []
+    for line in text.splitlines():
+        m = _COMMENT_LINE.match(line)
+        lines.append(f"{m.group(1)}# {m.group(2)}" if m else line)
+    return "\n".join(lines) + "\n"
+
+
+def expr_source(node):
+    """One-line source of an expression or statement (for comments and messages)."""
+    return to_source(node if isinstance(node, gast.stmt) else gast.Expr(value=node)).strip().splitlines()[0]

@@ -1,0 +1,26 @@
+"""The Numba backend: ``njit(cache=True)`` on generated functions, compiled eagerly for the
+argument types so that a Numba error surfaces as a TranspileError at the first call."""
+import numba
+from numba.core import errors as numba_errors
+
+from ..errors import TranspileError
+
+
+def compile_function(module, fname, args):
+    py = getattr(module, fname)
+    dispatcher = getattr(module, "__njit_" + fname, None)
+    if dispatcher is None:
+        dispatcher = numba.njit(cache=True)(py)
+        setattr(module, "__njit_" + fname, dispatcher)
+    try:
+        sig = tuple(numba.typeof(a) for a in args)
+        dispatcher.compile(sig)
+    except (numba_errors.NumbaError, ValueError) as exc:
+        first = str(exc).strip().splitlines()
+        detail = next((ln for ln in first if ln.strip() and "Failed in" not in ln), first[0] if first else "")
+        raise TranspileError(
+            f"Numba could not compile the generated code: {detail.strip()[:300]}",
+            filename=module.__file__, construct=fname,
+            hint="run with backend='numpy' to see the same code as plain Python; "
+                 "'transpyle show' prints it") from None
+    return dispatcher

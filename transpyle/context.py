@@ -1,0 +1,52 @@
+"""What the passes share: the user's function, diagnostics with locations, names and kinds."""
+from dataclasses import dataclass, field
+
+import gast
+
+from .errors import TranspileError
+from .naming import Namer
+
+FILE_ATTR = "transpyle_file"     # set on statements inlined from another file
+
+
+@dataclass
+class Context:
+    """State that passes read and write, declared in one place.
+
+    - ``source``: the FunctionSource of the function being transformed;
+    - ``namer``: fresh names for generated variables;
+    - ``functions``: user functions called from the body (name in the tree -> FunctionSource
+      or a nested ``FunctionDef``), filled by ``resolve`` and consumed by ``inline``;
+    - ``arg_kinds``/``kinds``: kinds of the arguments and, after ``infer``, of every variable;
+    - ``wrt``: names of the arguments differentiated; ``active``: variables carrying derivatives;
+    - ``mode``/``options``: the transform and its options; ``stage``: the running pass.
+    """
+    source: object
+    namer: Namer = field(default_factory=Namer)
+    functions: dict = field(default_factory=dict)
+    arg_kinds: dict = field(default_factory=dict)
+    kinds: dict = field(default_factory=dict)
+    wrt: tuple = ()
+    active: set = field(default_factory=set)
+    mode: str = "primal"
+    options: dict = field(default_factory=dict)
+    stage: str = ""
+
+    @property
+    def filename(self):
+        return self.source.filename
+
+    def error(self, node, message, hint=None, construct=None):
+        """A TranspileError located at ``node`` (a gast node, or None for the function itself)."""
+        filename = getattr(node, FILE_ATTR, None) or self.filename
+        lineno = getattr(node, "lineno", None) if node is not None else None
+        if lineno is None:
+            lineno = getattr(self.source.tree, "lineno", None)
+        if construct is None and node is not None:
+            from .ast_utils import expr_source
+            try:
+                construct = expr_source(node) if isinstance(node, gast.expr) else type(node).__name__.lower()
+            except Exception:          # a half-built node: name its type
+                construct = type(node).__name__
+        return TranspileError(message, filename=filename, lineno=lineno, construct=construct, hint=hint,
+                              stage=None)

@@ -1,0 +1,102 @@
+"""Kinds: the static type of a value in transformed code (dtype class and rank).
+
+Generated code is specialised on the kinds of the arguments, like Numba specialises on
+types. A kind says whether a value is a bool, an integer, a real or complex float, its
+precision, and its number of dimensions (0 for scalars); tuples have a tuple of kinds.
+"""
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Kind:
+    dtype: str          # a NumPy dtype name: 'bool', 'int64', 'float64', 'float32', 'complex128'
+    ndim: int = 0
+
+    @property
+    def is_float(self):
+        return self.dtype.startswith(("float", "complex"))
+
+    @property
+    def is_array(self):
+        return self.ndim > 0
+
+    def with_ndim(self, ndim):
+        return Kind(self.dtype, ndim)
+
+    def with_dtype(self, dtype):
+        return Kind(dtype, self.ndim)
+
+    def __str__(self):
+        return self.dtype if self.ndim == 0 else f"{self.dtype}[{', '.join(':' * self.ndim)}]"
+
+
+@dataclass(frozen=True)
+class TupleKind:
+    items: tuple
+
+    is_float = False
+    is_array = False
+    ndim = 0
+    dtype = "tuple"
+
+    def __str__(self):
+        return "(" + ", ".join(map(str, self.items)) + ")"
+
+
+BOOL = Kind("bool")
+INT = Kind("int64")
+FLOAT = Kind("float64")
+
+
+def kind_of_value(value):
+    """The kind of a run-time value passed to a transformed function."""
+    if isinstance(value, (bool, np.bool_)):
+        return BOOL
+    if isinstance(value, (int, np.integer)):
+        return INT
+    if isinstance(value, (float, np.floating)):
+        return Kind(np.dtype(type(value)).name if isinstance(value, np.floating) else "float64")
+    if isinstance(value, (complex, np.complexfloating)):
+        return Kind("complex128")
+    if isinstance(value, np.ndarray):
+        dt = value.dtype
+        if dt.kind == "b":
+            name = "bool"
+        elif dt.kind in "iu":
+            name = "int64"
+        else:
+            name = dt.name
+        return Kind(name, value.ndim)
+    if isinstance(value, tuple):
+        return TupleKind(tuple(kind_of_value(v) for v in value))
+    raise TypeError(f"unsupported argument type {type(value).__name__}")
+
+
+def promote(*kinds):
+    """The kind of an elementwise result: NumPy promotion on dtypes, max rank."""
+    dtypes = [k.dtype for k in kinds]
+    result = np.result_type(*[np.dtype(d) for d in dtypes]).name
+    if result.startswith("uint") or result.startswith("int"):
+        result = "int64"
+    return Kind(result, max(k.ndim for k in kinds))
+
+
+def float_of(kind):
+    """The floating kind a value of ``kind`` becomes under true division or math functions."""
+    if kind.is_float:
+        return kind
+    return Kind("float64", kind.ndim)
+
+
+def parse_kind(text):
+    """Parse a kind written like Numba's type strings: 'f8', 'f8[:]', 'float64[:, :]', 'i8', 'b1'."""
+    text = text.strip()
+    base, _, dims = text.partition("[")
+    aliases = {"f8": "float64", "f4": "float32", "i8": "int64", "i4": "int64", "int": "int64",
+               "float": "float64", "b1": "bool", "c16": "complex128", "complex": "complex128"}
+    base = aliases.get(base.strip(), base.strip())
+    np.dtype(base)
+    ndim = dims.count(":") if dims else 0
+    return Kind(base, ndim)

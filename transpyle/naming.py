@@ -1,0 +1,36 @@
+"""Stable, readable names for generated variables: ``bx`` adjoints, ``_t3`` temporaries."""
+import re
+
+
+class Namer:
+    """Hands out names that collide neither with each other nor with the user's names.
+
+    Names are deterministic (counters per prefix), so generated code is the same on every run.
+    """
+
+    def __init__(self, taken=()):
+        self.taken = set(taken)
+        self.counters = {}
+
+    def reserve(self, names):
+        self.taken.update(names)
+
+    def fresh(self, base="_t"):
+        if not base.startswith("_") and base not in self.taken:
+            self.taken.add(base)
+            return base
+        stem = re.sub(r"\d+$", "", base) or "_t"
+        n = self.counters.get(stem, 0)
+        while True:
+            n += 1
+            candidate = f"{stem}{n}"
+            if candidate not in self.taken:
+                self.counters[stem] = n
+                self.taken.add(candidate)
+                return candidate
+
+    def exact_or_fresh(self, base):
+        if base not in self.taken:
+            self.taken.add(base)
+            return base
+        return self.fresh(base + "_")

@@ -1,0 +1,218 @@
+"""infer: the kind (dtype class and rank) of every variable, from the kinds of the arguments.
+
+Each primitive's kind rule gives its result; a variable assigned several times takes the
+promoted kind (``r = 0`` then ``r += x`` is a float), but may not change rank. Loops are
+walked until nothing changes.
+"""
+import gast
+
+from ..kinds import BOOL, FLOAT, INT, Kind, TupleKind, promote
+from ..primitives import SHAPE_ATTRS, is_shape_expr, lookup
+from ..rules.common import StaticError
+
+
+class KindMap(dict):
+    """Kinds of a primitive's operands; ``env_rank`` answers the rank of a named array."""
+
+    def __init__(self, values, env):
+        super().__init__(values)
+        self.env = env
+
+    def env_rank(self, var):
+        if isinstance(var, gast.Name) and var.id in self.env:
+            return self.env[var.id].ndim
+        raise StaticError("the shape must be a tuple or another array's .shape")
+
+
+def constant_kind(value):
+    if isinstance(value, bool):
+        return BOOL
+    if isinstance(value, int):
+        return INT
+    if isinstance(value, float):
+        return FLOAT
+    if isinstance(value, complex):
+        return Kind("complex128")
+    return None
+
+
+class _Infer:
+    def __init__(self, ctx):
+        self.ctx = ctx
+        self.kinds = dict(ctx.arg_kinds)
+        self.changed = False
+
+    def expr_kind(self, node):
+        """Kind of an atom, shape fact or index expression."""
+        if isinstance(node, gast.Constant):
+            return constant_kind(node.value)
+        if isinstance(node, gast.Name):
+            if node.id not in self.kinds:
+                raise self.ctx.error(node, f"'{node.id}' is used before it is assigned",
+                                     hint="assign it before the first use (also before loops and branches)")
+            return self.kinds[node.id]
+        if isinstance(node, gast.Attribute) and node.attr == "shape":
+            return TupleKind((INT,) * self.expr_kind(node.value).ndim)
+        if is_shape_expr(node):
+            return INT
+        if isinstance(node, gast.BinOp):
+            left, right = self.expr_kind(node.left), self.expr_kind(node.right)
+            k = promote(left, right)
+            return k.with_dtype("float64") if isinstance(node.op, gast.Div) else k
+        if isinstance(node, gast.UnaryOp):
+            inner = self.expr_kind(node.operand)
+            return BOOL if isinstance(node.op, gast.Not) else inner
+        if isinstance(node, gast.Subscript):
+            base = self.expr_kind(node.value)
+            if isinstance(base, TupleKind):
+                return base.items[node.slice.value] if isinstance(node.slice, gast.Constant) else base.items[0]
+            parts = self.index_parts(node.slice)
+            drop = sum(1 for p in parts if p != "slice" and p != "newaxis")
+            return base.with_ndim(base.ndim - drop + sum(1 for p in parts if p == "newaxis"))
+        if isinstance(node, gast.Call):
+            fname = getattr(node.func, "id", None) or getattr(node.func, "attr", None)
+            if fname in ("len", "int", "trip_count"):
+                return INT
+            if fname == "float":
+                return FLOAT
+            kinds = [self.expr_kind(a) for a in node.args]
+            return promote(*kinds) if kinds else INT
+        if isinstance(node, (gast.Tuple, gast.List)):
+            return TupleKind(tuple(self.expr_kind(e) for e in node.elts))
+        return None
+
+    def index_parts(self, index):
+        elts = index.elts if isinstance(index, gast.Tuple) else [index]
+        parts = []
+        for e in elts:
+            if isinstance(e, gast.Slice):
+                for b in (e.lower, e.upper, e.step):
+                    if b is not None:
+                        self.check_int(b)
+                parts.append("slice")
+            elif isinstance(e, gast.Constant) and e.value is None:
+                parts.append("newaxis")
+            else:
+                k = self.check_int(e)
+                parts.append(k)
+        return parts
+
+    def check_int(self, node):
+        k = self.expr_kind(node)
+        if k is None or isinstance(k, TupleKind) or k.is_float:
+            raise self.ctx.error(node, f"an index must be an integer, not {k}",
+                                 hint="convert with int(...) (indices are not differentiated)")
+        return k
+
+    def rhs_kind(self, rhs, stmt):
+        if isinstance(rhs, gast.Constant) or isinstance(rhs, gast.Name) or is_shape_expr(rhs) or \
+                isinstance(rhs, gast.Attribute):
+            return self.expr_kind(rhs)
+        if isinstance(rhs, gast.Tuple):
+            return TupleKind(tuple(self.expr_kind(e) for e in rhs.elts))
+        if isinstance(rhs, gast.UnaryOp) and isinstance(rhs.operand, gast.Constant):
+            return self.expr_kind(rhs)
+        prim, bound = lookup(rhs)
+        if prim is None:
+            raise self.ctx.error(stmt, bound, hint="see docs/subset.md")
+        kinds = {}
+        for p, node in bound.items():
+            if p == "index":
+                kinds[p] = self.index_parts(node)
+            elif prim.varargs and p == prim.params[0]:
+                kinds[p] = [self.expr_kind(e) for e in node.elts]
+            elif p in prim.diff or p not in prim.defaults:
+                k = self.expr_kind(node) if not isinstance(node, (gast.Tuple, gast.List)) or p != "shape" else None
+                kinds[p] = k
+            else:
+                kinds[p] = self.expr_kind(node) if isinstance(node, (gast.Name, gast.Constant)) else None
+        try:
+            return prim.kind(KindMap(kinds, self.kinds), bound)
+        except StaticError as exc:
+            raise self.ctx.error(stmt, f"{prim.key}: {exc}", hint="see docs/subset.md")
+        except (KeyError, TypeError, AttributeError, IndexError) as exc:
+            raise self.ctx.error(stmt, f"{prim.key} is not supported with these operands ({exc})",
+                                 hint="see docs/subset.md")
+
+    def set(self, var, kind, stmt):
+        if kind is None:
+            raise self.ctx.error(stmt, "cannot tell the type of this value")
+        old = self.kinds.get(var)
+        if old is None:
+            self.kinds[var] = kind
+            self.changed = True
+            return
+        if isinstance(old, TupleKind) or isinstance(kind, TupleKind):
+            if old != kind:
+                raise self.ctx.error(stmt, f"'{var}' changes type from {old} to {kind}")
+            return
+        if old.ndim != kind.ndim:
+            raise self.ctx.error(stmt, f"'{var}' changes rank from {old} to {kind}",
+                                 hint="use a new variable name for the value of the other rank")
+        merged = promote(old, kind) if old.dtype != kind.dtype else old
+        if merged != old:
+            self.kinds[var] = merged
+            self.changed = True
+
+    def block(self, stmts):
+        for s in stmts:
+            if isinstance(s, gast.Assign):
+                t = s.targets[0]
+                if isinstance(t, gast.Name):
+                    self.set(t.id, self.rhs_kind(s.value, s), s)
+                else:
+                    base = self.expr_kind(t.value)
+                    if not isinstance(base, Kind) or not base.is_array:
+                        raise self.ctx.error(s, f"cannot write into '{t.value.id}' of type {base}")
+                    self.index_parts(t.slice)
+                    value = self.expr_kind(s.value)
+                    if value.is_float and not base.is_float:
+                        raise self.ctx.error(s, f"writing a float into the integer array '{t.value.id}'",
+                                             hint="create the array with a float dtype (np.zeros(n))")
+            elif isinstance(s, gast.For):
+                for b in s.iter.args:
+                    self.check_int(b)
+                self.set(s.target.id, INT, s)
+                self.loop(s.body)
+            elif isinstance(s, gast.While):
+                self.expr_kind(s.test)
+                self.loop(s.body)
+            elif isinstance(s, gast.If):
+                self.expr_kind(s.test)
+                self.block(s.body)
+                self.block(s.orelse)
+            elif isinstance(s, gast.Return):
+                self.expr_kind(s.value)
+
+    def loop(self, body):
+        for _ in range(4):
+            self.changed = False
+            self.block(body)
+            if not self.changed:
+                return
+
+
+def run(tree, ctx):
+    inf = _Infer(ctx)
+    inf.block(tree.body)
+    ctx.kinds = inf.kinds
+    ctx.expr_kind = inf.expr_kind
+    return tree
+
+
+def operand_kinds(ctx, prim, bound):
+    """The KindMap a rule sees for a primitive applied to ``bound`` operands (after ``run``)."""
+    kinds = {}
+    for p, node in bound.items():
+        if p == "index":
+            elts = node.elts if isinstance(node, gast.Tuple) else [node]
+            kinds[p] = ["slice" if isinstance(e, gast.Slice) else
+                        "newaxis" if isinstance(e, gast.Constant) and e.value is None else ctx.expr_kind(e)
+                        for e in elts]
+        elif prim.varargs and p == prim.params[0]:
+            kinds[p] = [ctx.expr_kind(e) for e in node.elts]
+        elif isinstance(node, (gast.Name, gast.Constant)):
+            kinds[p] = ctx.expr_kind(node)
+        else:
+            kinds[p] = None
+    return KindMap(kinds, ctx.kinds)

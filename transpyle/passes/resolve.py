@@ -1,0 +1,267 @@
+"""resolve: names -> objects. Library calls get one canonical spelling (``np.sin``, ``math.exp``),
+methods become function calls (``x.sum(axis=0)`` -> ``np.sum(x, axis=0)``), user functions are
+registered for inlining, module constants are bound, and anything that cannot be resolved or has
+no rule is an error naming the user's line.
+"""
+import builtins
+import math
+import types
+
+import gast
+import numpy as np
+
+from .. import rules
+from ..ast_utils import const, dotted, name, parse_expr, stored_names
+from ..source import read_function
+
+_UNSUPPORTED_STATEMENTS = {
+    gast.Try: ("try/except", "remove the exception handling from the differentiated function"),
+    gast.With: ("with", "move the 'with' block outside the differentiated function"),
+    gast.Global: ("global", "pass the value as an argument instead"),
+    gast.Nonlocal: ("nonlocal", "pass the value as an argument and return the new one"),
+    gast.ClassDef: ("class definition", "define classes outside the function"),
+    gast.Import: ("import", "import at module level"),
+    gast.ImportFrom: ("import", "import at module level"),
+    gast.Delete: ("del", "drop the 'del' statement"),
+    gast.Raise: ("raise", "check inputs before calling the transformed function"),
+    gast.AsyncFunctionDef: ("async def", "use a plain function"),
+    gast.AsyncFor: ("async for", "use a plain for loop"),
+    gast.AsyncWith: ("async with", "remove it"),
+}
+
+# methods of arrays that have a function form in the rule tables
+_METHODS = {"copy": "np.copy", "sum": "np.sum", "mean": "np.mean", "prod": "np.prod", "max": "np.max",
+            "min": "np.min", "ravel": "np.ravel", "flatten": "np.ravel", "dot": "np.dot",
+            "transpose": "np.transpose", "reshape": "np.reshape"}
+
+_SPELLING = None
+
+
+def _spellings():
+    """Canonical spelling of every library object the rule tables know."""
+    global _SPELLING
+    if _SPELLING is None:
+        table = {}
+        for prefix, module in (("np.linalg.", np.linalg), ("np.", np), ("math.", math)):
+            for attr in dir(module):
+                obj = getattr(module, attr)
+                if rules.by_object(obj) is not None:
+                    table.setdefault(id(obj), (obj, prefix + attr))
+        for attr in ("abs", "max", "min", "float", "int", "len", "round", "pow"):
+            obj = getattr(builtins, attr)
+            table[id(obj)] = (obj, attr)
+        _SPELLING = table
+    return _SPELLING
+
+
+def spelling_of(obj):
+    hit = _spellings().get(id(obj))
+    return hit[1] if hit and hit[0] is obj else None
+
+
+def _library_name(obj):
+    mod = getattr(obj, "__module__", None) or ""
+    nm = getattr(obj, "__name__", None) or repr(obj)
+    if isinstance(obj, np.ufunc) or mod.startswith("numpy"):
+        sub = mod.replace("numpy.", "np.").replace("numpy", "np")
+        if sub.startswith("np.linalg"):
+            return f"np.linalg.{nm}"
+        return f"np.{nm}"
+    return f"{mod}.{nm}" if mod else nm
+
+
+def _is_user_function(obj):
+    return isinstance(obj, types.FunctionType) and not (getattr(obj, "__module__", "") or "").startswith(
+        ("numpy", "math", "transpyle.runtime"))
+
+
+class _Resolver(gast.NodeTransformer):
+    def __init__(self, ctx, unit, local_names):
+        self.ctx = ctx
+        self.unit = unit            # the FunctionSource whose namespace applies
+        self.locals = set(local_names)
+
+    # -- statements ---------------------------------------------------------------------------
+    def generic_visit(self, node):
+        bad = _UNSUPPORTED_STATEMENTS.get(type(node))
+        if bad:
+            raise self.ctx.error(node, f"'{bad[0]}' is not supported in transformed functions", hint=bad[1],
+                                 construct=bad[0])
+        if isinstance(node, (gast.Yield, gast.YieldFrom, gast.Await)):
+            raise self.ctx.error(node, "generators are not supported", hint="return an array instead",
+                                 construct="yield")
+        if isinstance(node, (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)):
+            raise self.ctx.error(node, "comprehensions are not supported",
+                                 hint="write the loop out, filling a preallocated array")
+        if isinstance(node, (gast.Dict, gast.Set)):
+            raise self.ctx.error(node, "dicts and sets are not supported in transformed code",
+                                 hint="use arrays or tuples")
+        return super().generic_visit(node)
+
+    def visit_FunctionDef(self, node):
+        # a nested helper: registered for inlining, resolved with the enclosing namespace
+        inner_locals = {a.id for a in node.args.args} | stored_names(node.body)
+        saved = self.locals
+        self.locals = self.locals | inner_locals
+        node.body = [self.visit(s) for s in node.body]
+        node.args.defaults = [self.visit(d) for d in node.args.defaults]
+        self.locals = saved
+        return node
+
+    def visit_Lambda(self, node):
+        saved = self.locals
+        self.locals = self.locals | {a.id for a in node.args.args}
+        node.body = self.visit(node.body)
+        self.locals = saved
+        return node
+
+    def visit_Expr(self, node):
+        # bare calls like print(...) have no effect on derivatives; asserts are dropped too
+        if isinstance(node.value, gast.Call) and isinstance(node.value.func, gast.Name) and \
+                node.value.func.id == "print" and "print" not in self.locals:
+            return None
+        if isinstance(node.value, gast.Constant):      # docstrings
+            return None
+        return self.generic_visit(node)
+
+    def visit_Assert(self, node):
+        return None
+
+    # -- expressions --------------------------------------------------------------------------
+    def _lookup(self, node):
+        """The object an expression made of names and attributes refers to, or raise."""
+        chain = dotted(node)
+        if chain is None:
+            return False, None
+        head, *rest = chain.split(".")
+        if head in self.locals:
+            return False, None
+        found, obj = self.unit.lookup(head)
+        if not found:
+            raise self.ctx.error(node, f"name '{head}' is not defined", construct=head,
+                                 hint="define it at module level or pass it as an argument")
+        for part in rest:
+            if not hasattr(obj, part):
+                raise self.ctx.error(node, f"'{chain}' does not exist", construct=chain,
+                                     hint="check the spelling")
+            obj = getattr(obj, part)
+        return True, obj
+
+    def _constant(self, node, obj):
+        if obj is None or isinstance(obj, (bool, int, float, complex, str, np.number, np.bool_)):
+            value = obj.item() if isinstance(obj, (np.number, np.bool_)) else obj
+            return gast.copy_location(const(value), node) if hasattr(gast, "copy_location") else const(value)
+        if isinstance(obj, tuple) and all(isinstance(v, (bool, int, float)) for v in obj):
+            return gast.Tuple(elts=[const(v) for v in obj], ctx=gast.Load())
+        return None
+
+    def visit_Name(self, node):
+        if not isinstance(node.ctx, gast.Load) or node.id in self.locals:
+            return node
+        found, obj = self._lookup(node)
+        folded = self._constant(node, obj)
+        if folded is not None:
+            return folded
+        if isinstance(obj, np.ndarray):
+            raise self.ctx.error(node, f"the global array '{node.id}' cannot be captured",
+                                 hint="pass the array as an argument of the function")
+        if isinstance(obj, types.ModuleType) or isinstance(obj, type):
+            return node            # used as a prefix or a dtype; checked where it is used
+        raise self.ctx.error(node, f"'{node.id}' ({type(obj).__name__}) cannot be used as a value here",
+                             hint="only numbers, arrays and calls are supported as values")
+
+    def visit_Attribute(self, node):
+        chain = dotted(node)
+        if chain is not None and chain.split(".")[0] not in self.locals:
+            found, obj = self._lookup(node)
+            folded = self._constant(node, obj)
+            if folded is not None:
+                return folded
+            if isinstance(obj, type) and issubclass(obj, np.generic):
+                return parse_expr(f"np.{obj.__name__}")
+            raise self.ctx.error(node, f"'{chain}' cannot be used as a value here",
+                                 hint="call it, or use a number")
+        node.value = self.visit(node.value)
+        if node.attr == "T":
+            return gast.Call(func=parse_expr("np.transpose"), args=[node.value], keywords=[])
+        if node.attr in ("shape", "size", "ndim", "real", "imag"):
+            return node
+        raise self.ctx.error(node, f"the attribute '.{node.attr}' is not supported",
+                             hint="supported array attributes: .shape .size .ndim .T")
+
+    def visit_Call(self, node):
+        node.args = [self.visit(a) for a in node.args]
+        for kw in node.keywords:
+            kw.value = self.visit(kw.value)
+        func = node.func
+        if isinstance(func, gast.Attribute) and not self._is_global_chain(func):
+            return self._method(node)
+        if isinstance(func, gast.Name) and func.id in self.locals:
+            return node            # a nested function or lambda defined in the body
+        if isinstance(func, gast.Lambda):
+            raise self.ctx.error(node, "calling a lambda where it is defined is not supported",
+                                 hint="assign the lambda to a name first")
+        found, obj = self._lookup(func)
+        if not found:
+            raise self.ctx.error(node, "this call cannot be resolved", hint="call a function by its name")
+        if obj in (range, enumerate, zip):
+            return node
+        if obj is print:
+            return node
+        spelled = spelling_of(obj)
+        if spelled is None and isinstance(obj, type) and issubclass(obj, np.floating):
+            spelled = "float"
+        if spelled is not None:
+            node.func = parse_expr(spelled)
+            return node
+        if _is_user_function(obj):
+            try:
+                unit = read_function(obj)
+            except Exception as exc:
+                raise self.ctx.error(node, f"cannot read the source of '{dotted(func)}': {exc}",
+                                     hint="define helpers in a .py file")
+            key = self.ctx.namer.fresh(unit.name if not unit.name.startswith("lambda") else "lambda_fn")
+            self.ctx.functions[key] = unit
+            node.func = name(key)
+            return node
+        label = _library_name(obj)
+        raise self.ctx.error(node, f"{label} has no derivative rule", construct=label,
+                             hint="supported functions are listed in docs/subset.md; "
+                                  "rewrite it with supported operations or pass its result as an argument")
+
+    def _is_global_chain(self, node):
+        chain = dotted(node)
+        return chain is not None and chain.split(".")[0] not in self.locals
+
+    def _method(self, node):
+        func = node.func
+        target = _METHODS.get(func.attr)
+        if target is None:
+            raise self.ctx.error(node, f"the method '.{func.attr}()' is not supported",
+                                 hint="use the np.* function form of supported operations")
+        args = list(node.args)
+        if func.attr == "reshape" and len(args) > 1:
+            args = [gast.Tuple(elts=args, ctx=gast.Load())]
+        if func.attr == "transpose" and args:
+            raise self.ctx.error(node, "transpose with axes is not supported", hint="use .T for matrices")
+        return gast.Call(func=parse_expr(target), args=[func.value] + args, keywords=node.keywords)
+
+
+def local_names(fdef):
+    args = fdef.args
+    params = {a.id for a in args.args + args.kwonlyargs}
+    if args.vararg is not None or args.kwarg is not None:
+        pass
+    return params | stored_names(fdef.body)
+
+
+def run(tree, ctx, unit=None):
+    """Resolve ``tree`` (a FunctionDef) in the namespace of ``unit`` (default: ctx.source)."""
+    unit = unit or ctx.source
+    if tree.args.vararg is not None or tree.args.kwarg is not None:
+        raise ctx.error(tree, "*args and **kwargs are not supported", construct=f"def {tree.name}",
+                        hint="list the parameters explicitly")
+    resolver = _Resolver(ctx, unit, local_names(tree))
+    tree.body = [s for s in (resolver.visit(s) for s in tree.body) if s is not None]
+    tree.args.defaults = [resolver.visit(d) for d in tree.args.defaults]
+    return tree

@@ -1,0 +1,500 @@
+"""reverse: reverse-mode differentiation of a normalized function (the vjp transform).
+
+The generated function runs a *primal sweep* (the user's statements, saving the values that
+later statements overwrite and that the adjoint sweep reads) and then an *adjoint sweep*
+(the statements in reverse order, each replaced by its adjoint rule from the rule tables,
+followed by restoring what the statement overwrote). So during the adjoint sweep every
+variable holds the value it had at that point of the primal run, and rules may read any
+operand.
+
+Saving: a statement that overwrites a needed value inside a loop pushes the old value on a
+tape (``_tape_v``, a growable array for scalars, a list for arrays); outside loops it keeps it
+in a temporary. Loops replay backwards: ``for`` loops over the reversed range, ``while`` loops
+as many times as counted (``_w1``). Only values that the adjoint sweep reads are saved, and only
+active variables (see ``activity``) get adjoints ``bx``.
+"""
+import copy
+import linecache
+import os
+
+import gast
+
+from ..ast_utils import (assign, comment, const, expr_source, loaded_names, name, parse_expr, parse_stmts,
+                         stored_names, substitute)
+from ..kinds import Kind, TupleKind
+from ..primitives import is_atom, lookup
+from ..rules.common import StaticError
+from .activity import assignments, output_names
+from .infer import operand_kinds
+
+
+class _Plan:
+    """How one statement's overwritten value is saved and restored."""
+
+    def __init__(self, value, target, kind, storage, in_loop):
+        self.value = value          # expression to save (before the statement)
+        self.target = target        # where to restore it (after the statement's adjoint)
+        self.kind = kind
+        self.storage = storage      # tape name (in loops) or temporary name
+        self.in_loop = in_loop
+
+    @property
+    def counter(self):
+        return "_n" + self.storage[len("_tape"):]
+
+
+class Reverse:
+    def __init__(self, ctx, tree, outputs, mode, has_aux):
+        self.ctx = ctx
+        self.tree = tree
+        self.mode = mode
+        self.has_aux = has_aux
+        self.kinds = ctx.kinds
+        self.active = ctx.active
+        self.outputs = outputs
+        self.counters = set()
+        self.adjoint_names = {}
+        self.plans = {}
+
+    # ---- names ---------------------------------------------------------------------------------
+    def adj(self, var):
+        if var not in self.adjoint_names:
+            base = "b" + var if not var.startswith("_") else "b" + var
+            self.adjoint_names[var] = self.ctx.namer.exact_or_fresh(base)
+        return self.adjoint_names[var]
+
+    # ---- preparation: make what the adjoint sweep reads explicit -----------------------------------
+    def prepare(self, stmts):
+        out = []
+        for s in stmts:
+            if isinstance(s, gast.If):
+                s.body, s.orelse = self.prepare(s.body), self.prepare(s.orelse)
+                if s.test.id in stored_names(s.body + s.orelse):
+                    # the branch taken must be remembered: the branches reassign the test
+                    keep = self.ctx.namer.fresh("_branch")
+                    out.append(gast.copy_location(assign(keep, name(s.test.id)), s))
+                    s.test = name(keep)
+            elif isinstance(s, gast.While):
+                s.body = self.prepare(s.body)
+                count = self.ctx.namer.fresh("_w")
+                out.append(gast.copy_location(assign(count, const(0)), s))
+                self.kinds[count] = Kind("int64")
+                step = gast.copy_location(assign(count, parse_expr(f"{count} + 1")), s)
+                self.counters.add(id(step))
+                s.body.append(step)
+                s.counter = count
+            elif isinstance(s, gast.For):
+                s.body = self.prepare(s.body)
+            out.append(s)
+        return out
+
+    # ---- facts -----------------------------------------------------------------------------------
+    def count_defs(self):
+        defs = {a.id: 1 for a in self.tree.args.args}
+        for s in assignments(self.tree.body):
+            t = s.targets[0]
+            if isinstance(t, gast.Name):
+                defs[t.id] = defs.get(t.id, 0) + 1
+
+        def loops(stmts, depth):
+            for s in stmts:
+                if isinstance(s, gast.For):
+                    defs[s.target.id] = defs.get(s.target.id, 0) + 2
+                    loops(s.body, depth + 1)
+                elif isinstance(s, gast.While):
+                    loops(s.body, depth + 1)
+                elif isinstance(s, gast.If):
+                    loops(s.body, depth)
+                    loops(s.orelse, depth)
+        loops(self.tree.body, 0)
+        return defs
+
+    def kind(self, var):
+        return self.kinds.get(var)
+
+    # ---- the plan: which statements save what ------------------------------------------------------
+    def make_plans(self, stmts, depth, needed):
+        for s in stmts:
+            if isinstance(s, gast.Assign) and id(s) not in self.counters:
+                t = s.targets[0]
+                plan = None
+                if isinstance(t, gast.Name):
+                    if t.id in needed and (depth > 0 or self.defs.get(t.id, 0) > 1):
+                        plan = (name(t.id), name(t.id, store=True), self.kind(t.id), t.id)
+                elif isinstance(t, gast.Subscript) and t.value.id in needed:
+                    part = gast.Subscript(value=name(t.value.id), slice=copy.deepcopy(t.slice), ctx=gast.Load())
+                    pkind = self.ctx.expr_kind(part)
+                    value = gast.Call(func=parse_expr("np.copy"), args=[part], keywords=[]) if pkind.is_array \
+                        else part
+                    target = gast.Subscript(value=name(t.value.id), slice=copy.deepcopy(t.slice), ctx=gast.Store())
+                    plan = (value, target, pkind, t.value.id)
+                if plan is not None:
+                    old = self.plans.get(id(s))
+                    if old is None:
+                        value, target, kind, var = plan
+                        if isinstance(kind, TupleKind):
+                            raise self.ctx.error(s, "a tuple value overwritten in a loop cannot be saved",
+                                                 hint="unpack the tuple into separate variables")
+                        storage = self.ctx.namer.fresh(f"_tape_{var.lstrip('_')}") if depth > 0 else \
+                            self.ctx.namer.fresh(f"_{var.lstrip('_')}_saved")
+                        self.plans[id(s)] = _Plan(value, target, kind, storage, depth > 0)
+            elif isinstance(s, (gast.For, gast.While)):
+                self.make_plans(s.body, depth + 1, needed)
+            elif isinstance(s, gast.If):
+                self.make_plans(s.body, depth, needed)
+                self.make_plans(s.orelse, depth, needed)
+
+    # ---- primal sweep ----------------------------------------------------------------------------
+    def primal(self, stmts):
+        out = []
+        for s in stmts:
+            self.line_comment(s, out, "primal")
+            if isinstance(s, gast.Assign):
+                plan = self.plans.get(id(s))
+                if plan is not None:
+                    out.extend(self.save(plan))
+                out.append(s)
+            elif isinstance(s, gast.For):
+                body = self.primal(s.body)
+                out.append(gast.For(target=s.target, iter=s.iter, body=body or [gast.Pass()], orelse=[],
+                                    type_comment=None))
+            elif isinstance(s, gast.While):
+                body = self.primal(s.body)
+                out.append(gast.While(test=s.test, body=body, orelse=[]))
+            elif isinstance(s, gast.If):
+                out.append(gast.If(test=s.test, body=self.primal(s.body) or [gast.Pass()],
+                                   orelse=self.primal(s.orelse)))
+        return out
+
+    def save(self, plan):
+        if not plan.in_loop:
+            return [assign(plan.storage, copy.deepcopy(plan.value))]
+        if plan.kind.is_array:
+            return [gast.Expr(value=gast.Call(func=parse_expr(f"{plan.storage}.append"),
+                                              args=[copy.deepcopy(plan.value)], keywords=[]))]
+        call = gast.Call(func=parse_expr("rt.push"), args=[name(plan.storage), name(plan.counter),
+                                                             copy.deepcopy(plan.value)], keywords=[])
+        return [assign(plan.storage, call), assign(plan.counter, parse_expr(f"{plan.counter} + 1"))]
+
+    def restore(self, plan):
+        if not plan.in_loop:
+            return [assign(copy.deepcopy(plan.target), name(plan.storage))]
+        if plan.kind.is_array:
+            return [assign(copy.deepcopy(plan.target), parse_expr(f"{plan.storage}.pop()"))]
+        return [assign(plan.counter, parse_expr(f"{plan.counter} - 1")),
+                assign(copy.deepcopy(plan.target), parse_expr(f"{plan.storage}[{plan.counter}]"))]
+
+    # ---- adjoint sweep ----------------------------------------------------------------------------
+    def adjoint(self, stmts, depth):
+        out = []
+        for s in reversed(stmts):
+            block = []
+            if isinstance(s, gast.Assign):
+                if id(s) in self.counters:
+                    continue
+                block = self.assign_adjoint(s, depth)
+                reset = self.reset(s, depth)
+                plan = self.plans.get(id(s))
+                if plan is not None:
+                    block = block + self.restore(plan)
+                # an array adjoint is zeroed with the shape of the value restored above
+                block += reset
+            elif isinstance(s, gast.For):
+                body = self.adjoint(s.body, depth + 1)
+                if body:
+                    block = [gast.For(target=name(s.target.id, store=True), iter=self.reversed_range(s.iter),
+                                      body=body, orelse=[], type_comment=None)]
+            elif isinstance(s, gast.While):
+                body = self.adjoint(s.body, depth + 1)
+                if body:
+                    k = self.ctx.namer.fresh("_k")
+                    block = [gast.For(target=name(k, store=True), iter=parse_expr(f"range({s.counter})"),
+                                      body=body, orelse=[], type_comment=None)]
+            elif isinstance(s, gast.If):
+                body, orelse = self.adjoint(s.body, depth), self.adjoint(s.orelse, depth)
+                if body:
+                    block = [gast.If(test=name(s.test.id), body=body, orelse=orelse)]
+                elif orelse:
+                    block = [gast.If(test=parse_expr(f"not {s.test.id}"), body=orelse, orelse=[])]
+            if block:
+                self.line_comment(s, out, "adjoint", force=True)
+                out.extend(block)
+        return out
+
+    def reversed_range(self, it):
+        a, b, st = it.args
+        src = lambda n: expr_source(n)        # noqa: E731
+        if isinstance(st, gast.Constant) and st.value == 1:
+            start = f"{src(b)} - 1"
+            stop = "-1" if isinstance(a, gast.Constant) and a.value == 0 else f"{src(a)} - 1"
+            return parse_expr(f"range({start}, {stop}, -1)")
+        if isinstance(st, gast.Constant) and st.value == -1:
+            return parse_expr(f"range({src(b)} + 1, {src(a)} + 1)")
+        last = f"{src(a)} + (rt.trip_count({src(a)}, {src(b)}, {src(st)}) - 1) * {src(st)}"
+        return parse_expr(f"range({last}, {src(a)} - {src(st)}, -{src(st)})")
+
+    def zero(self, var):
+        kind = self.kind(var)
+        if kind.is_array:
+            return parse_expr(f"np.zeros_like({var})")
+        return const(0.0)
+
+    def reset(self, s, depth):
+        """After a definition's adjoint, the variable's earlier value starts with a zero adjoint."""
+        t = s.targets[0]
+        if not isinstance(t, gast.Name) or t.id not in self.active:
+            return []
+        if depth == 0 and self.defs.get(t.id, 0) <= 1:
+            return []
+        return [assign(self.adj(t.id), self.zero(t.id))]
+
+    def assign_adjoint(self, s, depth):
+        t = s.targets[0]
+        if isinstance(t, gast.Subscript):
+            return self.setitem_adjoint(s)
+        var = t.id
+        if var not in self.active:
+            return []
+        g = self.adj(var)
+        value = s.value
+        out = []
+        if isinstance(value, gast.Name):
+            if value.id in self.active:
+                out.append(self.accumulate(value.id, name(g)))
+        elif isinstance(value, gast.Tuple):
+            raise self.ctx.error(s, "tuples of differentiated values are not supported here",
+                                 hint="unpack the tuple into separate variables")
+        elif not is_atom(value):
+            out.extend(self.rule(s, value, g, var))
+        return out
+
+    def rule(self, s, value, g, var):
+        prim, bound = lookup(value)
+        if prim is None:
+            raise self.ctx.error(s, bound)
+        try:
+            kinds = operand_kinds(self.ctx, prim, bound)
+            templates = prim.vjp_templates(kinds, bound)
+        except StaticError as exc:
+            raise self.ctx.error(s, f"{prim.key}: {exc}")
+        if not prim.diff:
+            return []
+        out_kind = self.kind(var)
+        stmts = []
+        for key, template in templates.items():
+            param, index = key if isinstance(key, tuple) else (key, None)
+            operand = bound[param] if index is None else bound[param].elts[index]
+            if not isinstance(operand, gast.Name) or operand.id not in self.active:
+                continue
+            subs = self.template_names(prim, bound, g, var)
+            subs["b" + param] = self.adj(operand.id)
+            if "=" in template.replace("==", "").replace("<=", "").replace(">=", "").replace("!=", ""):
+                stmts.extend(substitute(st, subs) for st in parse_stmts(template))
+                continue
+            contrib = substitute(parse_expr(template), subs)
+            if prim.broadcasts:
+                contrib = self.unbroadcast(contrib, operand.id, out_kind)
+            stmts.append(self.accumulate(operand.id, contrib))
+        if not stmts and any(isinstance(bound.get(p), gast.Name) and bound[p].id in self.active for p in prim.diff):
+            pass
+        return stmts
+
+    def template_names(self, prim, bound, g, var):
+        subs = {"g": name(g), "y": name(var)}
+        for p, node in bound.items():
+            if prim.varargs and p == prim.params[0]:
+                for i, e in enumerate(node.elts):
+                    subs[f"a{i}"] = e
+            else:
+                subs[p] = node
+        return subs
+
+    def unbroadcast(self, contrib, operand, out_kind):
+        okind = self.kind(operand)
+        if out_kind.ndim == 0:
+            return contrib
+        if okind.ndim == 0:
+            return gast.Call(func=parse_expr("np.sum"), args=[contrib], keywords=[])
+        return gast.Call(func=parse_expr("rt.unbroadcast"), args=[contrib, name(operand)], keywords=[])
+
+    def accumulate(self, var, contrib):
+        return gast.AugAssign(target=name(self.adj(var), store=True), op=gast.Add(), value=contrib)
+
+    def setitem_adjoint(self, s):
+        t = s.targets[0]
+        arr = t.value.id
+        if arr not in self.active:
+            return []
+        prim, _ = lookup(gast.Call(func=name("setitem"), args=[], keywords=[])) if False else (None, None)
+        from .. import rules
+        prim = rules.by_key("setitem")
+        part = gast.Subscript(value=name(arr), slice=copy.deepcopy(t.slice), ctx=gast.Load())
+        pkind = self.ctx.expr_kind(part)
+        bound = {"x": name(arr), "index": t.slice, "v": s.value}
+        kinds = operand_kinds(self.ctx, prim, bound)
+        kinds["out"] = pkind
+        templates = prim.vjp_templates(kinds, bound)
+        subs = {"g": name(self.adj(arr)), "bx": self.adj(arr), "x": name(arr), "index": t.slice, "v": s.value}
+        out = []
+        v = s.value
+        if isinstance(v, gast.Name) and v.id in self.active:
+            contrib = substitute(parse_expr(templates["v"]), dict(subs))
+            contrib = self.unbroadcast(contrib, v.id, pkind)
+            out.append(self.accumulate(v.id, contrib))
+        out.extend(substitute(st, dict(subs)) for st in parse_stmts(templates["x"]))
+        return out
+
+    # ---- comments tying generated code to the source ------------------------------------------------
+    def line_comment(self, s, out, sweep, force=False):
+        lineno = getattr(s, "lineno", None)
+        key = (sweep, lineno)
+        if lineno is None or getattr(self, "_last_" + sweep, None) == lineno:
+            return
+        setattr(self, "_last_" + sweep, lineno)
+        filename = getattr(s, "transpyle_file", None) or self.ctx.filename
+        text = linecache.getline(filename, lineno).strip()
+        if text and isinstance(s, gast.Assign):
+            out.append(comment(f"{os.path.basename(filename)}:{lineno}: {text}"))
+
+    # ---- the whole function ------------------------------------------------------------------------
+    def declarations(self, needed):
+        """Initial values for tapes, saved temporaries and variables first set inside loops."""
+        out = []
+        args = {a.id for a in self.tree.args.args}
+        declared = set()
+        for plan in self.plans.values():
+            if plan.in_loop:
+                if plan.kind.is_array:
+                    out.append(assign(plan.storage, parse_expr("[]")) if False else
+                               assign(plan.storage, parse_expr(f"[{dummy(plan.kind)}]")))
+                    out.append(gast.Expr(value=parse_expr(f"{plan.storage}.pop()")))
+                else:
+                    out.append(assign(plan.storage, parse_expr(f"np.empty(16, np.{plan.kind.dtype})")))
+                    out.append(assign(plan.counter, const(0)))
+            else:
+                out.append(assign(plan.storage, parse_expr(dummy(plan.kind))))
+        loop_vars = set()
+        first_top = set()
+        for s in self.tree.body:
+            if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
+                first_top.add(s.targets[0].id)
+            elif isinstance(s, (gast.For, gast.While, gast.If)):
+                loop_vars |= stored_names([s]) - first_top
+        wanted = {p.target.id for p in self.plans.values() if isinstance(p.target, gast.Name)}
+        wanted |= {v for v in self.active if self.kind(v).is_array}
+        for v in sorted(wanted & loop_vars - args):
+            kind = self.kind(v)
+            if isinstance(kind, Kind) and v not in declared:
+                out.append(assign(v, parse_expr(dummy(kind))))
+                declared.add(v)
+        return out
+
+    def build(self):
+        tree = self.tree
+        ret = tree.body[-1]
+        body = self.prepare(tree.body[:-1])
+        tree.body = body + [ret]
+        self.defs = self.count_defs()
+        out_names = self.outputs
+        # the adjoint sweep decides what must be saved; saving adds restores that read more names
+        needed = set()
+        for _ in range(6):
+            self.plans = {}
+            self.make_plans(body, 0, needed)
+            self._last_adjoint = None
+            sweep = self.adjoint(body, 0)
+            now = loaded_names(sweep) | needed
+            now = {n for n in now if n in self.kinds}
+            if now == needed:
+                break
+            needed = now
+        self._last_primal = None
+        primal = self.primal(body)
+        return primal, sweep, needed
+
+
+def dummy(kind):
+    """Source of a placeholder value of ``kind`` (for variables first assigned inside loops)."""
+    if kind.ndim:
+        return f"np.empty({(0,) * kind.ndim!r}, np.{kind.dtype})"
+    return {"bool": "False", "int64": "0", "float64": "0.0", "float32": "np.float32(0.0)",
+            "complex128": "0j"}.get(kind.dtype, "0.0")
+
+
+def run(tree, ctx, mode="grad", has_aux=False):
+    """Turn the normalized ``tree`` into its gradient function (see the module docstring)."""
+    ret = tree.body[-1]
+    outs = output_names(ret)
+    value_index = 0
+    rev = Reverse(ctx, tree, outs, mode, has_aux)
+    primal, sweep, needed = rev.build()
+    args = [a.id for a in tree.args.args]
+    ret_elts = ret.value.elts if isinstance(ret.value, gast.Tuple) else [ret.value]
+
+    # arrays written in place are copied first: the caller's arrays are never changed
+    written = {s.targets[0].value.id for s in assignments(tree.body) if isinstance(s.targets[0], gast.Subscript)}
+    check_aliasing(ctx, tree, written)
+    copies = [assign(a, parse_expr(f"np.copy({a})")) for a in args if a in written]
+
+    header = [comment(f"transpyle: {mode} of {ctx.source.name} "
+                      f"({os.path.basename(ctx.filename)}:{ctx.source.tree.lineno})"),
+              comment("with respect to: " + ", ".join(ctx.wrt)),
+              comment("active: " + (", ".join(sorted(ctx.active)) or "(none)"))]
+    decls = rev.declarations(needed)
+
+    inits = []
+    for v in sorted(ctx.active | set(ctx.wrt)):
+        inits.append(assign(rev.adj(v), rev.zero(v)))
+    seeds = []
+    if mode == "vjp":
+        ct_names = []
+        outputs = ret_elts
+        for k, e in enumerate(outputs):
+            if isinstance(e, gast.Name) and e.id in ctx.active:
+                src = "_ct" if len(outputs) == 1 and not isinstance(ret.value, gast.Tuple) else f"_ct[{k}]"
+                seeds.append(gast.AugAssign(target=name(rev.adj(e.id), store=True), op=gast.Add(),
+                                            value=parse_expr(src)))
+    else:
+        e = ret_elts[value_index]
+        if isinstance(e, gast.Name) and e.id in ctx.active:
+            seeds.append(gast.AugAssign(target=name(rev.adj(e.id), store=True), op=gast.Add(), value=const(1.0)))
+
+    keep = []
+    value_expr = ret_elts[0] if (has_aux or mode != "vjp") and isinstance(ret.value, gast.Tuple) else ret.value
+    if mode in ("value_and_grad",) or has_aux:
+        keep.append(assign("_value", copy.deepcopy(ret.value)))
+    grads = [name(rev.adj(w)) for w in ctx.wrt]
+    grad_value = grads[0] if not ctx.options.get("tuple_argnums") else gast.Tuple(elts=grads, ctx=gast.Load())
+    if mode == "vjp":
+        result = gast.Tuple(elts=grads, ctx=gast.Load())
+    elif mode == "value_and_grad":
+        value = parse_expr("_value") if has_aux else parse_expr("_value")
+        if has_aux:
+            value = parse_expr("(_value[0], _value[1])")
+        result = gast.Tuple(elts=[value, grad_value], ctx=gast.Load())
+    else:
+        result = grad_value if not has_aux else gast.Tuple(elts=[grad_value, parse_expr("_value[1]")],
+                                                            ctx=gast.Load())
+    body = header + copies + decls + [comment("primal sweep")] + primal + keep + \
+        [comment("adjoint sweep")] + inits + seeds + sweep + [gast.Return(value=result)]
+    if mode == "vjp":
+        tree.args.args.append(name("_ct", store=False))
+        tree.args.args[-1].ctx = gast.Param()
+    tree.body = body
+    tree.name = f"{ctx.source.name}_{mode}"
+    return tree
+
+
+def check_aliasing(ctx, tree, written):
+    """In-place writes must go to arrays this function owns, not to views or other names' arrays."""
+    for s in assignments(tree.body):
+        t = s.targets[0]
+        if isinstance(t, gast.Name) and t.id in written:
+            v = s.value
+            kind = ctx.kinds.get(t.id)
+            if isinstance(v, gast.Name) and isinstance(kind, Kind) and kind.is_array:
+                raise ctx.error(s, f"'{t.id}' is written in place but refers to the same array as '{v.id}'",
+                                hint=f"write '{t.id} = {v.id}.copy()' to work on a copy")
+            if isinstance(v, gast.Subscript) and isinstance(kind, Kind) and kind.is_array:
+                raise ctx.error(s, f"'{t.id}' is written in place but is a view of '{v.value.id}'",
+                                hint=f"write into '{v.value.id}' directly or take a .copy()")

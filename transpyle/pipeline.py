@@ -1,0 +1,124 @@
+"""The pipeline: the list of passes a transform runs, in order, and the generated module.
+
+``TRANSPYLE_DUMP=normalize,reverse`` (or ``all``) prints the function after those passes
+to stderr; ``transpyle show --after PASS`` does the same for one function.
+"""
+import copy
+import os
+import sys
+
+import gast
+
+from . import __version__
+from .ast_utils import all_names, to_source
+from .context import Context
+from .errors import TranspileError
+from .kinds import Kind
+from .passes import activity, infer, inline, jumps, normalize, resolve, reverse
+from .source import read_function
+
+#: (name, what it does) in the order they run
+PASSES = [
+    ("resolve", "names -> numpy/math primitives, user functions, constants"),
+    ("jumps", "early return/break/continue -> flags and guarded blocks"),
+    ("normalize", "A-normal form: one primitive per statement, loops over range"),
+    ("inline", "calls to user functions -> the callee's body"),
+    ("infer", "the kind (dtype, rank) of every variable"),
+    ("activity", "which variables carry derivatives"),
+    ("reverse", "primal sweep with tapes + adjoint sweep"),
+]
+
+MODES = ("primal", "grad", "value_and_grad", "vjp")
+
+
+def _dump(stage, tree, after):
+    wanted = os.environ.get("TRANSPYLE_DUMP", "")
+    if stage == after or wanted == "all" or stage in wanted.split(","):
+        sys.stderr.write(f"# ---- after {stage} ----\n{to_source(tree)}\n")
+
+
+def prepare(tree, unit, ctx):
+    """resolve, jumps and normalize one function (the user's or a callee being inlined)."""
+    saved = ctx.source
+    if unit is not None:
+        ctx.source = unit
+    try:
+        resolve.run(tree, ctx, unit)
+        jumps.run(tree, ctx)
+        normalize.run(tree, ctx)
+    finally:
+        ctx.source = saved
+    return tree
+
+
+def transform(func, mode="grad", argnums=(0,), arg_kinds=(), has_aux=False, tuple_argnums=False, after=None):
+    """Run the pipeline on ``func``; returns (function name, gast FunctionDef, Context)."""
+    if mode not in MODES:
+        raise TranspileError(f"unknown mode '{mode}'", hint="one of: " + ", ".join(MODES))
+    unit = read_function(func)
+    ctx = Context(source=unit, mode=mode, options={"tuple_argnums": tuple_argnums})
+    tree = copy.deepcopy(unit.tree)
+    ctx.namer.reserve(all_names(tree) | {"np", "math", "rt", "_value", "_ct", "_retval"})
+    params = [a.id for a in tree.args.args]
+    if len(arg_kinds) != len(params):
+        raise TranspileError(f"'{unit.name}' takes {len(params)} arguments, {len(arg_kinds)} given",
+                             filename=unit.filename, lineno=tree.lineno, construct=f"def {unit.name}")
+    ctx.arg_kinds = dict(zip(params, arg_kinds))
+    ctx.wrt = tuple(params[i] for i in argnums) if mode != "primal" else ()
+    for w in ctx.wrt:
+        k = ctx.arg_kinds[w]
+        if not (isinstance(k, Kind) and k.is_float):
+            raise TranspileError(f"cannot differentiate with respect to '{w}' of type {k}",
+                                 filename=unit.filename, lineno=tree.lineno, construct=f"def {unit.name}",
+                                 hint="only float arguments (scalars or arrays) can be differentiated; "
+                                      "pass e.g. 1.0 instead of 1, or change argnums")
+
+    def stage(name, fn):
+        nonlocal tree
+        ctx.stage = name
+        try:
+            tree = fn(tree)
+        except TranspileError as exc:
+            exc.stage = exc.stage or name
+            raise
+        _dump(name, tree, after)
+
+    stage("resolve", lambda t: resolve.run(t, ctx))
+    stage("jumps", lambda t: jumps.run(t, ctx))
+    stage("normalize", lambda t: normalize.run(t, ctx))
+    stage("inline", lambda t: inline.run(t, ctx, lambda tr, u: prepare(tr, u, ctx)))
+    stage("infer", lambda t: infer.run(t, ctx))
+    ret = tree.body[-1]
+    outputs = activity.output_names(ret)
+    if mode in ("grad", "value_and_grad"):
+        _check_scalar_output(ctx, tree, ret, has_aux)
+    if mode == "primal":
+        tree.name = f"{unit.name}_primal"
+        return tree.name, tree, ctx
+    diff_outputs = outputs[:1] if has_aux else outputs
+    stage("activity", lambda t: activity.run(t, ctx, diff_outputs))
+    stage("reverse", lambda t: reverse.run(t, ctx, mode=mode, has_aux=has_aux))
+    return tree.name, tree, ctx
+
+
+def _check_scalar_output(ctx, tree, ret, has_aux):
+    value = ret.value
+    if has_aux:
+        if not (isinstance(value, gast.Tuple) and len(value.elts) == 2):
+            raise ctx.error(ret, "with has_aux=True the function must return a pair (output, aux)",
+                            hint="return value, aux")
+        value = value.elts[0]
+    kind = ctx.expr_kind(value)
+    if not (isinstance(kind, Kind) and kind.ndim == 0 and kind.is_float) and \
+            not (isinstance(kind, Kind) and kind.ndim == 0 and isinstance(value, gast.Constant)):
+        raise ctx.error(ret, f"grad requires a real scalar output, but '{ctx.source.name}' returns {kind}",
+                        hint="reduce the output to a scalar (e.g. np.sum), or use vjp for non-scalar outputs")
+
+
+def module_source(functions, origin):
+    """The text of a generated module holding ``functions`` (gast FunctionDefs)."""
+    lines = [f'"""Generated by transpyle {__version__} from {origin}. Edits are overwritten."""',
+             "import math", "", "import numpy as np", "", "from transpyle import runtime as rt", "", ""]
+    text = "\n".join(lines)
+    text += "\n\n".join(to_source(f) for f in functions)
+    return text

@@ -1,0 +1,69 @@
+"""Which primitive an ANF right-hand side applies, and to which operands.
+
+One lookup shared by every pass after ``resolve``: calls are found through the canonical
+spellings (``np.sin``, ``math.exp``, ``rt.sum_axis``), operators by their gast class.
+"""
+import builtins
+import math
+
+import gast
+import numpy as np
+
+from . import rules, runtime
+from .ast_utils import dotted
+
+CANONICAL_NAMESPACE = {"np": np, "math": math, "rt": runtime}
+SHAPE_ATTRS = ("shape", "size", "ndim")
+
+
+def call_object(call):
+    chain = dotted(call.func)
+    if chain is None:
+        return None
+    head, *rest = chain.split(".")
+    obj = CANONICAL_NAMESPACE.get(head, getattr(builtins, head, None))
+    for part in rest:
+        obj = getattr(obj, part, None)
+    return obj
+
+
+def lookup(rhs):
+    """(primitive, {param: node}) for an ANF right-hand side, or (None, problem message)."""
+    if isinstance(rhs, gast.BinOp):
+        return rules.by_key(type(rhs.op).__name__), {"a": rhs.left, "b": rhs.right}
+    if isinstance(rhs, gast.UnaryOp):
+        return rules.by_key(type(rhs.op).__name__), {"x": rhs.operand}
+    if isinstance(rhs, gast.Compare):
+        return rules.by_key(type(rhs.ops[0]).__name__), {"a": rhs.left, "b": rhs.comparators[0]}
+    if isinstance(rhs, gast.Subscript):
+        return rules.by_key("getitem"), {"x": rhs.value, "index": rhs.slice}
+    if isinstance(rhs, gast.Call):
+        obj = call_object(rhs)
+        if obj is np.array and rhs.args and isinstance(rhs.args[0], (gast.List, gast.Tuple)):
+            return rules.by_key("array_literal"), {"arrays": rhs.args[0]}
+        prim = rules.by_object(obj) if obj is not None else None
+        if prim is None:
+            return None, f"'{dotted(rhs.func)}' has no rule"
+        bound, problem = rules.bind(prim, rhs.args, rhs.keywords)
+        if problem:
+            return None, f"{prim.key}: {problem}"
+        return prim, bound
+    return None, "not a primitive"
+
+
+def is_shape_expr(node):
+    """``x.shape``, ``x.shape[k]``, ``x.size``, ``x.ndim``, ``len(x)``: integer facts about arrays."""
+    if isinstance(node, gast.Attribute) and node.attr in SHAPE_ATTRS and isinstance(node.value, gast.Name):
+        return True
+    if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Attribute) and \
+            node.value.attr == "shape" and is_shape_expr(node.value) and isinstance(node.slice, gast.Constant):
+        return True
+    if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and node.func.id == "len" and \
+            len(node.args) == 1 and isinstance(node.args[0], gast.Name):
+        return True
+    return False
+
+
+def is_atom(node):
+    return isinstance(node, (gast.Name, gast.Constant)) or is_shape_expr(node) or (
+        isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub) and isinstance(node.operand, gast.Constant))

@@ -1,0 +1,100 @@
+"""The primitive tables: one entry per primitive with its signature, kind rule and adjoint rule.
+
+A rule table lives in one module per primitive family (``elementwise``, ``reductions``,
+``linalg``, ``arrays``). Each entry is made by :func:`define` and reads like the math:
+the adjoint of ``y = np.sin(x)`` is ``{"x": "g * np.cos(x)"}``: the cotangent ``g`` of the
+output times the local derivative, accumulated into the adjoint of ``x``. Template names:
+``g`` the output's cotangent, ``y`` the output, parameter names the operands.
+
+An adjoint template is an expression (added to the operand's adjoint, un-broadcast to the
+operand's shape by one shared helper when the primitive broadcasts) or a full statement
+using ``bx`` for the adjoint of parameter ``x`` (for rules that write into part of it).
+Rules whose form depends on ranks or static arguments are functions of ``(kinds, statics)``.
+"""
+from dataclasses import dataclass, field
+
+import gast
+
+_BY_KEY = {}
+_BY_OBJECT = {}
+
+
+@dataclass
+class Primitive:
+    key: str                      # canonical name, used in messages: 'np.sin', 'add', 'getitem'
+    params: tuple                 # parameter names, in call order
+    defaults: dict                # parameter -> default Python value
+    diff: tuple                   # differentiable parameters
+    kind: object                  # (kinds, statics) -> Kind of the result
+    vjp: object = None            # dict param -> template, or (kinds, statics) -> dict
+    broadcasts: bool = False      # elementwise: contributions are un-broadcast to operand shapes
+    lower: object = None          # (call node, statics, kinds) -> expression emitted instead
+    varargs: bool = False         # the first parameter takes a tuple/list of operands
+
+    def vjp_templates(self, kinds, statics):
+        if self.vjp is None:
+            return {}
+        return self.vjp(kinds, statics) if callable(self.vjp) else self.vjp
+
+
+def _parse_signature(sig):
+    params, defaults = [], {}
+    for part in [p.strip() for p in sig.split(",") if p.strip()]:
+        if "=" in part:
+            pname, default = part.split("=", 1)
+            defaults[pname.strip()] = eval(default, {})  # literal defaults only
+            params.append(pname.strip())
+        else:
+            params.append(part)
+    return tuple(params), defaults
+
+
+def define(key, objects, signature, kind, vjp=None, diff=None, broadcasts=False, lower=None, varargs=False):
+    """Register a primitive. ``objects`` are the Python callables that resolve to it."""
+    params, defaults = _parse_signature(signature)
+    if diff is None:
+        diff = tuple(p for p in params if p not in defaults) if vjp is not None else ()
+    prim = Primitive(key, params, defaults, tuple(diff), kind, vjp, broadcasts, lower, varargs)
+    _BY_KEY[key] = prim
+    for obj in objects:
+        _BY_OBJECT[id(obj)] = (obj, prim)
+    return prim
+
+
+def by_key(key):
+    return _BY_KEY.get(key)
+
+
+def by_object(obj):
+    hit = _BY_OBJECT.get(id(obj))
+    return hit[1] if hit is not None and hit[0] is obj else None
+
+
+def all_primitives():
+    return dict(_BY_KEY)
+
+
+def bind(prim, args, keywords):
+    """Map call arguments (nodes) to parameter names; defaults become constants.
+
+    Returns (bound, problem) where problem is a message when the call does not fit.
+    """
+    bound = {}
+    if len(args) > len(prim.params):
+        return None, f"takes at most {len(prim.params)} positional arguments"
+    for p, a in zip(prim.params, args):
+        bound[p] = a
+    for kw in keywords:
+        if kw.arg not in prim.params:
+            return None, f"keyword '{kw.arg}' is not supported"
+        bound[kw.arg] = kw.value
+    for p in prim.params:
+        if p not in bound:
+            if p not in prim.defaults:
+                return None, f"missing argument '{p}'"
+            bound[p] = gast.Constant(value=prim.defaults[p], kind=None)
+    return bound, None
+
+
+# the families register themselves on import
+from . import elementwise, reductions, linalg, arrays  # noqa: E402,F401

@@ -1,0 +1,152 @@
+"""Array plumbing: indexing, in-place writes, copies, reshapes, joins and constructors.
+
+Indexing reads accumulate into part of the operand's adjoint (``bx[index] += g``); an in-place
+write ``x[index] = v`` passes the written part's cotangent to ``v`` and clears it, because the
+old contents no longer reach the output.
+"""
+import numpy as np
+
+from ..kinds import INT, Kind, TupleKind
+from . import define
+from .common import StaticError, const_value, dtype_of, shape_rank
+
+
+# ---- indexing ---------------------------------------------------------------------------------
+def _getitem_kind(k, s):
+    x = k["x"]
+    if isinstance(x, TupleKind):
+        i = const_value(s["index"], "a tuple index")
+        return x.items[i]
+    ndim = x.ndim
+    for part in k["index"]:
+        if part == "slice":
+            continue
+        if part == "newaxis":
+            ndim += 1
+        elif part.ndim == 0 and not part.is_float:
+            ndim -= 1
+        else:
+            raise StaticError("only integers and slices can index an array (no index arrays or masks)")
+    if ndim < 0:
+        raise StaticError(f"too many indices for an array of rank {x.ndim}")
+    return x.with_ndim(ndim)
+
+
+define("getitem", [], "x, index", _getitem_kind, {"x": "bx[index] += g"}, diff=("x",))
+
+
+def _setitem_vjp(k, s):
+    part = "bx[index]" if k["out"].ndim == 0 else "np.copy(bx[index])"
+    return {"v": part, "x": "bx[index] = 0.0"}
+
+
+# the written part's kind is passed as k["out"]; the statement is ``x[index] = v``
+define("setitem", [], "x, index, v", lambda k, s: k["x"], _setitem_vjp, diff=("v", "x"), broadcasts=True)
+
+# ---- copies and reshapes ---------------------------------------------------------------------
+define("np.copy", [np.copy, np.array, np.asarray, np.ascontiguousarray], "x", lambda k, s: k["x"], {"x": "g"})
+define("float", [float], "x", lambda k, s: Kind("float64"), {"x": "g"})
+define("int", [int], "x", lambda k, s: INT)
+define("len", [len], "x", lambda k, s: INT)
+define("np.shape", [np.shape], "x", lambda k, s: TupleKind((INT,) * k["x"].ndim))
+
+
+def _reshape_kind(k, s):
+    rank = shape_rank(s["shape"])
+    if rank is None:
+        rank = k.env_rank(s["shape"].value)
+    return k["x"].with_ndim(rank)
+
+
+define("np.reshape", [np.reshape], "x, shape", _reshape_kind, {"x": "np.ascontiguousarray(g).reshape(x.shape)"})
+define("np.ravel", [np.ravel], "x", lambda k, s: k["x"].with_ndim(1),
+       {"x": "np.ascontiguousarray(g).reshape(x.shape)"})
+
+
+# ---- joins: the operands come as a tuple ``arrays``; templates name them a0, a1, ... -------------
+def _join_kind(extra_dim):
+    def kind(k, s):
+        parts = k["arrays"]
+        out = parts[0]
+        for p in parts[1:]:
+            out = out.with_dtype(np.result_type(out.dtype, p.dtype).name)
+        return out.with_ndim(out.ndim + extra_dim)
+    return kind
+
+
+def _axis(s, ndim):
+    axis = const_value(s["axis"], "axis")
+    if not -ndim <= axis < ndim:
+        raise StaticError(f"axis {axis} is out of range")
+    return axis % ndim
+
+
+def _concatenate_vjp(k, s):
+    axis = _axis(s, k["arrays"][0].ndim)
+    lead = ":, " * axis
+    rules, start = {}, "0"
+    for i in range(len(k["arrays"])):
+        stop = f"{start} + a{i}.shape[{axis}]" if start != "0" else f"a{i}.shape[{axis}]"
+        rules[("arrays", i)] = f"g[{lead}{start}:{stop}]"
+        start = stop
+    return rules
+
+
+def _stack_vjp(k, s):
+    axis = _axis(s, k["arrays"][0].ndim + 1)
+    lead = ":, " * axis
+    return {("arrays", i): f"g[{lead}{i}]" for i in range(len(k["arrays"]))}
+
+
+define("np.concatenate", [np.concatenate], "arrays, axis=0", _join_kind(0), _concatenate_vjp, diff=("arrays",),
+       varargs=True)
+define("np.stack", [np.stack], "arrays, axis=0", _join_kind(1), _stack_vjp, diff=("arrays",), varargs=True)
+
+
+def _array_literal_kind(k, s):
+    parts = k["arrays"]
+    dtype = np.result_type(*[p.dtype for p in parts]).name if parts else "float64"
+    if dtype.startswith("int"):
+        dtype = "int64"
+    return Kind(dtype, 1 + parts[0].ndim if parts else 1)
+
+
+# np.array([a, b, c]) of scalars (or of equally shaped arrays)
+define("array_literal", [], "arrays", _array_literal_kind,
+       lambda k, s: {("arrays", i): f"g[{i}]" for i in range(len(k["arrays"]))}, diff=("arrays",), varargs=True)
+
+
+# ---- constructors (their results do not depend on differentiable inputs) ------------------------
+def _made(shape_param):
+    def kind(k, s):
+        rank = shape_rank(s[shape_param])
+        if rank is None:
+            rank = k.env_rank(s[shape_param].value)
+        return Kind(dtype_of(s.get("dtype")), rank)
+    return kind
+
+
+def _like(k, s):
+    dt = s.get("dtype")
+    if dt is None or (getattr(dt, "value", 0) is None):
+        return k["x"]
+    return k["x"].with_dtype(dtype_of(dt))
+
+
+define("np.zeros", [np.zeros], "shape, dtype=None", _made("shape"))
+define("np.ones", [np.ones], "shape, dtype=None", _made("shape"))
+define("np.empty", [np.empty], "shape, dtype=None", _made("shape"))
+define("np.full", [np.full], "shape, fill_value, dtype=None",
+       lambda k, s: _made("shape")(k, s) if s["dtype"].value is not None
+       else k["fill_value"].with_ndim(_made("shape")(k, s).ndim),
+       {"fill_value": "np.sum(g)"}, diff=("fill_value",))
+define("np.zeros_like", [np.zeros_like], "x, dtype=None", _like)
+define("np.ones_like", [np.ones_like], "x, dtype=None", _like)
+define("np.empty_like", [np.empty_like], "x, dtype=None", _like)
+define("np.full_like", [np.full_like], "x, fill_value", lambda k, s: k["x"], {"fill_value": "np.sum(g)"},
+       diff=("fill_value",))
+define("np.arange", [np.arange], "start, stop=None, step=None",
+       lambda k, s: Kind("float64" if any(k[p] is not None and k[p].is_float for p in ("start", "stop", "step"))
+                         else "int64", 1))
+define("np.linspace", [np.linspace], "start, stop, num=50", lambda k, s: Kind("float64", 1))
+define("np.eye", [np.eye], "n", lambda k, s: Kind("float64", 2))

@@ -1,0 +1,90 @@
+"""Helpers shared by the rule tables: result kinds of the common shapes of primitives."""
+import gast
+
+from ..kinds import BOOL, INT, Kind, float_of, promote
+
+
+class StaticError(Exception):
+    """A static argument (axis, keepdims, shape) is not a compile-time constant."""
+
+
+def const_value(node, what="argument"):
+    if isinstance(node, gast.Constant):
+        return node.value
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub) and isinstance(node.operand, gast.Constant):
+        return -node.operand.value
+    if isinstance(node, gast.Tuple) and all(isinstance(e, gast.Constant) for e in node.elts):
+        return tuple(e.value for e in node.elts)
+    raise StaticError(f"{what} must be a constant")
+
+
+def axis_of(statics, kinds, name="x"):
+    """The normalised (non-negative) axis, or None."""
+    axis = const_value(statics["axis"], "axis")
+    if axis is None:
+        return None
+    ndim = kinds[name].ndim
+    if not isinstance(axis, int) or not -ndim <= axis < ndim:
+        raise StaticError(f"axis {axis} is out of range for an array of rank {ndim}")
+    return axis % ndim
+
+
+def same(name):
+    return lambda k, s: k[name]
+
+
+def elementwise(*names):
+    return lambda k, s: promote(*[k[n] for n in names])
+
+
+def floating(*names):
+    return lambda k, s: float_of(promote(*[k[n] for n in names]))
+
+
+def boolean(*names):
+    return lambda k, s: BOOL.with_ndim(max(k[n].ndim for n in names))
+
+
+def integer(k, s):
+    return INT
+
+
+def reduced(k, s, name="x"):
+    axis = axis_of(s, k, name)
+    keep = const_value(s["keepdims"], "keepdims")
+    x = k[name]
+    if axis is None:
+        return x.with_ndim(x.ndim if keep else 0)
+    return x.with_ndim(x.ndim if keep else x.ndim - 1)
+
+
+def shape_rank(node):
+    """Rank of an array made with shape ``node`` (an int expression or a tuple of them)."""
+    if isinstance(node, (gast.Tuple, gast.List)):
+        return len(node.elts)
+    if isinstance(node, gast.Attribute) and node.attr == "shape":
+        return None      # the rank of another array: resolved by the caller
+    return 1
+
+
+def dtype_of(node, default="float64"):
+    """The dtype named by a ``dtype=`` argument node (np.float32, float, 'f4', None)."""
+    if node is None or (isinstance(node, gast.Constant) and node.value is None):
+        return default
+    text = None
+    if isinstance(node, gast.Constant) and isinstance(node.value, str):
+        text = node.value
+    elif isinstance(node, gast.Attribute):
+        text = node.attr
+    elif isinstance(node, gast.Name):
+        text = node.id
+    aliases = {"float": "float64", "int": "int64", "bool": "bool", "complex": "complex128", "bool_": "bool",
+               "float64": "float64", "float32": "float32", "int64": "int64", "int32": "int64",
+               "f8": "float64", "f4": "float32", "complex128": "complex128"}
+    if text in aliases:
+        return aliases[text]
+    raise StaticError("dtype must be written as np.float64, np.float32, float, int or bool")
+
+
+__all__ = ["Kind", "BOOL", "INT", "promote", "float_of", "const_value", "axis_of", "same", "elementwise",
+           "floating", "boolean", "integer", "reduced", "shape_rank", "dtype_of", "StaticError"]

@@ -1,0 +1,40 @@
+"""Products and transposes: np.dot, @, np.outer, .T / np.transpose.
+
+The adjoint of a product depends on the operands' ranks; each case is the textbook rule
+(for C = A @ B: bA = g @ B.T, bB = A.T @ g).
+"""
+import numpy as np
+
+from ..kinds import promote
+from . import define
+from .common import StaticError
+
+
+def _dot_kind(k, s):
+    a, b = k["a"], k["b"]
+    if a.ndim > 2 or b.ndim > 2:
+        raise StaticError("products of arrays with more than 2 dimensions are not supported")
+    ndim = {(0, 0): 0, (1, 1): 0, (2, 1): 1, (1, 2): 1, (2, 2): 2}.get((a.ndim, b.ndim), max(a.ndim, b.ndim))
+    return promote(a, b).with_ndim(ndim)
+
+
+_DOT_VJP = {
+    (1, 1): {"a": "g * b", "b": "g * a"},
+    (2, 1): {"a": "np.outer(g, b)", "b": "np.dot(a.T, g)"},
+    (1, 2): {"a": "np.dot(b, g)", "b": "np.outer(a, g)"},
+    (2, 2): {"a": "np.dot(g, b.T)", "b": "np.dot(a.T, g)"},
+}
+
+
+def _dot_vjp(k, s):
+    ranks = (k["a"].ndim, k["b"].ndim)
+    if 0 in ranks:          # a product with a scalar is elementwise
+        return {"a": "rt.unbroadcast(g * b, a)", "b": "rt.unbroadcast(g * a, b)"}
+    return _DOT_VJP[ranks]
+
+
+define("np.dot", [np.dot], "a, b", _dot_kind, _dot_vjp)
+define("MatMult", [np.matmul], "a, b", _dot_kind, _dot_vjp)
+define("np.outer", [np.outer], "a, b", lambda k, s: promote(k["a"], k["b"]).with_ndim(2),
+       {"a": "np.dot(g, b)", "b": "np.dot(a, g)"})
+define("np.transpose", [np.transpose], "x", lambda k, s: k["x"], {"x": "np.transpose(g)"})

@@ -1,0 +1,69 @@
+"""Reductions: sum, mean, prod, max, min (with ``axis`` and ``keepdims``) and the 2-norm.
+
+The cotangent of a reduction is spread back over the reduced axis: ``expand(g)`` below
+re-inserts that axis (``np.expand_dims``) unless ``keepdims`` kept it, after which NumPy
+broadcasting does the rest. max/min split the cotangent evenly among tied maxima, as JAX does.
+Reductions with an axis or keepdims are emitted as calls to the run-time helpers, which have
+NumPy's semantics on both backends.
+"""
+import numpy as np
+
+from ..ast_utils import parse_expr, template_expr
+from . import define
+from .common import axis_of, const_value, floating, reduced
+
+
+def _expand(kinds, statics, what):
+    axis = axis_of(statics, kinds)
+    if axis is None or const_value(statics["keepdims"]):
+        return what
+    return f"np.expand_dims({what}, {axis})"
+
+
+def _lower(helper):
+    """Emit ``rt.<helper>(x, axis, keepdims)`` when an axis or keepdims is given."""
+    def lower(statics, kinds, operands):
+        axis = axis_of(statics, kinds)
+        keep = const_value(statics["keepdims"])
+        if axis is None and not keep:
+            return None
+        return template_expr(f"rt.{helper}(x, {axis!r}, {keep!r})", x=operands["x"])
+    return lower
+
+
+def _sum_vjp(k, s):
+    return {"x": _expand(k, s, "g")}
+
+
+def _mean_vjp(k, s):
+    axis = axis_of(s, k)
+    count = "x.size" if axis is None else f"x.shape[{axis}]"
+    return {"x": f"{_expand(k, s, 'g')} / {count}"}
+
+
+def _prod_vjp(k, s):
+    if axis_of(s, k) is None:
+        return {"x": "g * rt.prod_others(x)"}
+    return {"x": f"{_expand(k, s, 'g')} * {_expand(k, s, 'y')} / x"}
+
+
+def _chooser_vjp(k, s):
+    # cotangent shared evenly among the positions that attain the extreme value
+    hit = f"(x == {_expand(k, s, 'y')})"
+    axis = axis_of(s, k)
+    if axis is None:
+        return {"x": f"g * {hit} / np.sum({hit})"}
+    return {"x": f"{_expand(k, s, 'g')} * {hit} / {_expand(k, s, f'rt.sum_axis({hit}, {axis}, False)')}"}
+
+
+_SIG = "x, axis=None, keepdims=False"
+define("np.sum", [np.sum], _SIG, reduced, _sum_vjp, diff=("x",), lower=_lower("sum_axis"))
+define("np.mean", [np.mean], _SIG, lambda k, s: reduced(k, s).with_dtype("float64")
+       if not k["x"].is_float else reduced(k, s), _mean_vjp, diff=("x",), lower=_lower("mean_axis"))
+define("np.prod", [np.prod], _SIG, reduced, _prod_vjp, diff=("x",), lower=_lower("prod_axis"))
+define("np.max", [np.max, np.amax], _SIG, reduced, _chooser_vjp, diff=("x",), lower=_lower("max_axis"))
+define("np.min", [np.min, np.amin], _SIG, reduced, _chooser_vjp, diff=("x",), lower=_lower("min_axis"))
+define("np.linalg.norm", [np.linalg.norm], "x", lambda k, s: floating("x")(k, s).with_ndim(0),
+       {"x": "g * x / y"})
+
+__all__ = ["parse_expr"]

@@ -1,0 +1,199 @@
+"""Run-time helpers called by generated code: tapes, loop bounds, un-broadcasting, reductions.
+
+Each helper is a plain Python function with NumPy semantics (what the numpy backend runs) and
+a Numba implementation registered with ``numba.extending.overload`` (what compiled code runs).
+This module imports only numpy, numba and math, so it can be copied beside generated modules
+that must run without transpyle installed.
+"""
+import math  # noqa: F401  (generated code may name math through this module's namespace)
+
+import numpy as np
+from numba import types
+from numba.extending import overload, register_jitable
+
+
+# ---- loops -----------------------------------------------------------------------------------
+def trip_count(start, stop, step):
+    """How many times ``for i in range(start, stop, step)`` runs."""
+    if step > 0:
+        return max(0, (stop - start + step - 1) // step)
+    return max(0, (start - stop - step - 1) // (-step))
+
+
+def in_range(i, stop, step):
+    """Whether ``i`` is still inside ``range(..., stop, step)``."""
+    return i < stop if step > 0 else i > stop
+
+
+# ---- tapes -----------------------------------------------------------------------------------
+def push(tape, top, value):
+    """Store ``value`` at ``tape[top]``, doubling the tape when full; returns the tape."""
+    if top == tape.shape[0]:
+        bigger = np.empty(2 * tape.shape[0] + 16, tape.dtype)
+        bigger[:top] = tape[:top]
+        tape = bigger
+    tape[top] = value
+    return tape
+
+
+def reserve(tape, size):
+    """A tape with room for ``size`` entries (the trip count, when known before a loop)."""
+    if size <= tape.shape[0]:
+        return tape
+    bigger = np.empty(size, tape.dtype)
+    bigger[:tape.shape[0]] = tape
+    return bigger
+
+
+for _helper in (trip_count, in_range, push, reserve):
+    register_jitable(_helper)
+
+
+# ---- adjoints of broadcasting -------------------------------------------------------------------
+def unbroadcast(g, x):
+    """Sum ``g`` down to the shape of ``x`` (undoing NumPy broadcasting of ``x`` into ``g``)."""
+    xs = np.shape(x)
+    gs = np.shape(g)
+    if gs == xs:
+        return g
+    if not xs:
+        return np.sum(g)
+    lead = len(gs) - len(xs)
+    g = np.sum(g, axis=tuple(range(lead))) if lead > 0 else g
+    axes = tuple(k for k, n in enumerate(xs) if n == 1 and g.shape[k] != 1)
+    return np.sum(g, axis=axes, keepdims=True) if axes else g
+
+
+@overload(unbroadcast, jit_options={"cache": True})
+def _unbroadcast_numba(g, x):
+    if not isinstance(g, types.Array):
+        return lambda g, x: g
+    if not isinstance(x, types.Array):
+        return lambda g, x: np.sum(g)
+    gnd, xnd = g.ndim, x.ndim
+    lead = gnd - xnd
+
+    def impl(g, x):
+        if gnd == xnd:
+            same = True
+            for k in range(gnd):
+                if g.shape[k] != x.shape[k]:
+                    same = False
+            if same:
+                return np.ascontiguousarray(g)
+        flat = np.ascontiguousarray(g).ravel()
+        out = np.zeros(x.size, g.dtype)
+        for f in range(flat.size):
+            rem = f
+            xi = 0
+            mult = 1
+            for k in range(gnd - 1, -1, -1):
+                ik = rem % g.shape[k]
+                rem //= g.shape[k]
+                kx = k - lead
+                if kx >= 0:
+                    n = x.shape[kx]
+                    if n != 1:
+                        xi += ik * mult
+                    mult *= n
+            out[xi] += flat[f]
+        return out.reshape(x.shape)
+    return impl
+
+
+def prod_others(x):
+    """For each element, the product of all the other elements (exact with zeros)."""
+    flat = np.ravel(x)
+    n = flat.size
+    out = np.empty(n, flat.dtype)
+    acc = 1.0
+    for i in range(n):
+        out[i] = acc
+        acc *= flat[i]
+    acc = 1.0
+    for i in range(n - 1, -1, -1):
+        out[i] *= acc
+        acc *= flat[i]
+    return out.reshape(np.shape(x))
+
+
+register_jitable(prod_others)
+
+
+# ---- reductions along one axis (NumPy semantics; Numba lacks axis/keepdims for most) ------------
+def sum_axis(x, axis, keepdims):
+    return np.sum(x, axis=axis, keepdims=keepdims)
+
+
+def mean_axis(x, axis, keepdims):
+    return np.mean(x, axis=axis, keepdims=keepdims)
+
+
+def prod_axis(x, axis, keepdims):
+    return np.prod(x, axis=axis, keepdims=keepdims)
+
+
+def max_axis(x, axis, keepdims):
+    return np.max(x, axis=axis, keepdims=keepdims)
+
+
+def min_axis(x, axis, keepdims):
+    return np.min(x, axis=axis, keepdims=keepdims)
+
+
+_COMBINE = {"sum": ("0", "acc + v"), "mean": ("0", "acc + v"), "prod": ("1", "acc * v"),
+            "max": ("row[0]", "max(acc, v)"), "min": ("row[0]", "min(acc, v)")}
+
+
+def _reduce_impl(op, ndim, axis, keepdims, out_dtype):
+    """Source of a Numba implementation for one (op, rank, axis, keepdims)."""
+    axes = list(range(ndim)) if axis is None else [axis]
+    keep = [k for k in range(ndim) if k not in axes]
+    perm = tuple(keep + axes)
+    out_shape = [f"x.shape[{k}]" if k in keep else "1" for k in range(ndim)] if keepdims else \
+        [f"x.shape[{k}]" for k in keep]
+    start, step = _COMBINE[op]
+    lines = [
+        "def impl(x, axis, keepdims):",
+        f"    xt = np.ascontiguousarray(np.transpose(x, {perm!r}))" if ndim > 1 else "    xt = np.ascontiguousarray(x)",
+        f"    n = {' * '.join(f'x.shape[{k}]' for k in axes) or '1'}",
+        "    m = xt.size // n if n > 0 else 0",
+        "    flat = xt.reshape((m, n))",
+        f"    out = np.empty(m, out_dtype)",
+        "    for r in range(m):",
+        "        row = flat[r]",
+        f"        acc = {start}",
+        "        for c in range(n):",
+        "            v = row[c]",
+        f"            acc = {step}",
+        "        out[r] = acc / n" if op == "mean" else "        out[r] = acc",
+    ]
+    if out_shape:
+        lines.append(f"    return out.reshape(({', '.join(out_shape)},))")
+    else:
+        lines.append("    return out[0]")
+    scope = {"np": np, "out_dtype": out_dtype}
+    exec("\n".join(lines), scope)
+    return scope["impl"]
+
+
+def _register_reduction(func, op):
+    def typer(x, axis, keepdims):
+        if not isinstance(x, types.Array):
+            return None
+        ax = getattr(axis, "literal_value", None)
+        keep = bool(getattr(keepdims, "literal_value", False))
+        if isinstance(axis, types.Integer) and ax is None:
+            return None       # the axis must be a constant
+        dt = x.dtype
+        if op == "mean" or isinstance(dt, types.Boolean):
+            out_dtype = np.float64
+        else:
+            out_dtype = np.dtype(str(dt))
+        return _reduce_impl(op, x.ndim, ax, keep, out_dtype)
+    overload(func, prefer_literal=True)(typer)
+
+
+for _f, _op in ((sum_axis, "sum"), (mean_axis, "mean"), (prod_axis, "prod"), (max_axis, "max"),
+                (min_axis, "min")):
+    _register_reduction(_f, _op)

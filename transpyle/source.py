@@ -1,0 +1,106 @@
+"""Reading a user function: its source, its gast tree with real line numbers, and its namespace."""
+import ast
+import builtins
+import hashlib
+import inspect
+import textwrap
+from dataclasses import dataclass, field
+
+import gast
+
+from .errors import TranspileError
+
+
+@dataclass
+class FunctionSource:
+    """A user function as the passes see it."""
+    func: object                 # the Python function object
+    tree: gast.FunctionDef       # its definition, line numbers as in the user's file
+    filename: str
+    namespace: dict = field(default_factory=dict)   # globals, then closure cells
+    text: str = ""               # the dedented source text (part of the cache key)
+
+    @property
+    def name(self):
+        return self.tree.name
+
+    def lookup(self, name):
+        if name in self.namespace:
+            return True, self.namespace[name]
+        if hasattr(builtins, name):
+            return True, getattr(builtins, name)
+        return False, None
+
+
+def _namespace(func):
+    ns = dict(getattr(func, "__globals__", {}))
+    code = getattr(func, "__code__", None)
+    if code is not None and func.__closure__:
+        for name, cell in zip(code.co_freevars, func.__closure__):
+            try:
+                ns[name] = cell.cell_contents
+            except ValueError:      # an empty cell: a name bound later in the enclosing scope
+                pass
+    return ns
+
+
+def _find_lambda(tree, func):
+    nargs = func.__code__.co_argcount
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Lambda) and len(node.args.args) == nargs:
+            return node
+    return None
+
+
+def read_function(func):
+    """Parse ``func`` into a FunctionSource, or raise a TranspileError saying why not."""
+    name = getattr(func, "__name__", repr(func))
+    if not inspect.isfunction(func):
+        raise TranspileError(
+            f"'{name}' is not a Python function with source code ({type(func).__name__})",
+            construct=name,
+            hint="transforms read the function's source: pass a function defined with 'def' or 'lambda' in a file")
+    try:
+        filename = inspect.getsourcefile(func) or func.__code__.co_filename
+        lines, first = inspect.getsourcelines(func)
+    except (OSError, TypeError) as exc:
+        raise TranspileError(
+            f"the source of '{name}' is not available ({exc})",
+            filename=func.__code__.co_filename, lineno=func.__code__.co_firstlineno, construct=name,
+            hint="define the function in a .py file (functions typed at an interactive prompt have no source)")
+    text = textwrap.dedent("".join(lines))
+    try:
+        pytree = ast.parse(text)
+    except SyntaxError:
+        # a lambda inside a larger expression: parse the enclosing statement's text as an expression
+        pytree = ast.parse("(" + text.strip().rstrip(",") + ")") if name == "<lambda>" else None
+        if pytree is None:
+            raise
+    ast.increment_lineno(pytree, first - 1)
+    if name == "<lambda>":
+        lam = _find_lambda(pytree, func)
+        if lam is None:
+            raise TranspileError("could not find the lambda's source", filename=filename, lineno=first,
+                                 construct="lambda", hint="define the function with 'def'")
+        fdef = ast.FunctionDef(name=f"lambda_{first}", args=lam.args, body=[ast.Return(lam.body)],
+                               decorator_list=[], returns=None, type_comment=None, type_params=[])
+        ast.copy_location(fdef, lam)
+        for n in ast.walk(fdef):
+            ast.copy_location(n, lam) if not hasattr(n, "lineno") else None
+        pytree = ast.Module(body=[fdef], type_ignores=[])
+    fdef = pytree.body[0]
+    if not isinstance(fdef, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        raise TranspileError("expected a function definition", filename=filename, lineno=first,
+                             construct=name, hint="pass a function defined with 'def' or 'lambda'")
+    fdef.decorator_list = []
+    tree = gast.ast_to_gast(pytree).body[0]
+    return FunctionSource(func=func, tree=tree, filename=filename, namespace=_namespace(func), text=text)
+
+
+def source_digest(texts):
+    """A short stable digest of several source texts (for cache keys)."""
+    h = hashlib.sha256()
+    for t in texts:
+        h.update(t.encode())
+        h.update(b"\0")
+    return h.hexdigest()[:16]
