@@ -86,7 +86,7 @@ class Transformed:
             argnums = tuple(n % len(args) for n in self.argnums)
             fname, tree, ctx = pipeline.transform(self.fun, self.mode, argnums, kinds, self.has_aux,
                                                   self.tuple_argnums)
-            text = pipeline.module_source([tree], f"{ctx.filename}:{ctx.source.tree.lineno}")
+            text = pipeline.module_source(tree, ctx)
             module = load_module(text, fname)
             entry = compile_function(backend, module, fname, args)
             self._compiled[key] = entry
@@ -147,8 +147,8 @@ def show(fun, mode="grad", argnums=0, args=None, kinds=None, has_aux=False, afte
     """The generated source for ``fun`` under ``mode`` (what is compiled).
 
     Specialisation needs the argument kinds: give example ``args``, or ``kinds`` as strings
-    like ``("f8[:]", "f8[:, :]", "f8")``. Without either, every argument is taken as a float64
-    scalar. ``after`` names a pass to print the tree after instead (see ``pipeline.PASSES``).
+    like ``("f8[:]", "f8[:, :]", "f8")``. Without either, they are guessed from how the function
+    uses its parameters (see ``guess``) and named in the header. ``after`` names a pass to print the tree after instead (see ``pipeline.PASSES``).
     """
     nums, tuple_argnums = _normalize_argnums(fun, argnums)
     if args is not None:
@@ -156,8 +156,8 @@ def show(fun, mode="grad", argnums=0, args=None, kinds=None, has_aux=False, afte
     elif kinds is not None:
         arg_kinds = tuple(parse_kind(k) for k in kinds)
     else:
-        nparams = len(inspect.signature(fun).parameters)
-        arg_kinds = tuple(parse_kind("f8") for _ in range(nparams))
+        from .guess import guess_kinds
+        arg_kinds = guess_kinds(fun)
     nums = tuple(n % len(arg_kinds) for n in nums)
     if mode == "vjp":
         nums = tuple(range(len(arg_kinds)))
@@ -178,4 +178,4 @@ def show(fun, mode="grad", argnums=0, args=None, kinds=None, has_aux=False, afte
                 os.environ["TRANSPYLE_DUMP"] = old
         return buf.getvalue()
     fname, tree, ctx = pipeline.transform(fun, mode, nums, arg_kinds, has_aux, tuple_argnums)
-    return pipeline.module_source([tree], f"{ctx.filename}:{ctx.source.tree.lineno}")
+    return pipeline.module_source(tree, ctx)

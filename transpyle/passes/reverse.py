@@ -119,7 +119,8 @@ class Reverse:
                 t = s.targets[0]
                 plan = None
                 if isinstance(t, gast.Name):
-                    if t.id in needed and (depth > 0 or self.defs.get(t.id, 0) > 1):
+                    maybe_set = depth > 0 or t.id in self.seen      # an old value exists to save
+                    if t.id in needed and maybe_set and (depth > 0 or self.defs.get(t.id, 0) > 1):
                         plan = (name(t.id), name(t.id, store=True), self.kind(t.id), t.id)
                 elif isinstance(t, gast.Subscript) and t.value.id in needed:
                     part = gast.Subscript(value=name(t.value.id), slice=copy.deepcopy(t.slice), ctx=gast.Load())
@@ -143,6 +144,7 @@ class Reverse:
             elif isinstance(s, gast.If):
                 self.make_plans(s.body, depth, needed)
                 self.make_plans(s.orelse, depth, needed)
+            self.seen |= stored_names([s])
 
     # ---- primal sweep ----------------------------------------------------------------------------
     def primal(self, stmts):
@@ -400,6 +402,7 @@ class Reverse:
         needed = set()
         for _ in range(6):
             self.plans = {}
+            self.seen = {a.id for a in self.tree.args.args}
             self.make_plans(body, 0, needed)
             self._last_adjoint = None
             sweep = self.adjoint(body, 0)

@@ -53,7 +53,7 @@ def _chooser_vjp(k, s):
     axis = axis_of(s, k)
     if axis is None:
         return {"x": f"g * {hit} / np.sum({hit})"}
-    return {"x": f"{_expand(k, s, 'g')} * {hit} / {_expand(k, s, f'rt.sum_axis({hit}, {axis}, False)')}"}
+    return {"x": f"{_expand(k, s, 'g')} * {hit} / rt.sum_axis({hit}, {axis}, True)"}
 
 
 _SIG = "x, axis=None, keepdims=False"
