@@ -14,7 +14,7 @@ from .ast_utils import all_names, to_source
 from .context import Context
 from .errors import TranspileError
 from .kinds import Kind
-from .passes import activity, infer, inline, jumps, normalize, resolve, reverse
+from .passes import activity, infer, inline, jumps, lower_calls, normalize, resolve, reverse
 from .source import read_function
 
 #: (name, what it does) in the order they run
@@ -24,6 +24,7 @@ PASSES = [
     ("normalize", "A-normal form: one primitive per statement, loops over range"),
     ("inline", "calls to user functions -> the callee's body"),
     ("infer", "the kind (dtype, rank) of every variable"),
+    ("lower_calls", "NumPy calls Numba lacks (reductions with axis) -> run-time helpers"),
     ("activity", "which variables carry derivatives"),
     ("reverse", "primal sweep with tapes + adjoint sweep"),
 ]
@@ -88,6 +89,7 @@ def transform(func, mode="grad", argnums=(0,), arg_kinds=(), has_aux=False, tupl
     stage("normalize", lambda t: normalize.run(t, ctx))
     stage("inline", lambda t: inline.run(t, ctx, lambda tr, u: prepare(tr, u, ctx)))
     stage("infer", lambda t: infer.run(t, ctx))
+    stage("lower_calls", lambda t: lower_calls.run(t, ctx))
     ret = tree.body[-1]
     outputs = activity.output_names(ret)
     if mode in ("grad", "value_and_grad"):

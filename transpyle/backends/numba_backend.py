@@ -1,5 +1,7 @@
 """The Numba backend: ``njit(cache=True)`` on generated functions, compiled eagerly for the
 argument types so that a Numba error surfaces as a TranspileError at the first call."""
+import re
+
 import numba
 from numba.core import errors as numba_errors
 
@@ -16,7 +18,7 @@ def compile_function(module, fname, args):
         sig = tuple(numba.typeof(a) for a in args)
         dispatcher.compile(sig)
     except (numba_errors.NumbaError, ValueError) as exc:
-        first = str(exc).strip().splitlines()
+        first = re.sub(r"\x1b\[[0-9;]*m", "", str(exc)).strip().splitlines()
         detail = next((ln for ln in first if ln.strip() and "Failed in" not in ln), first[0] if first else "")
         raise TranspileError(
             f"Numba could not compile the generated code: {detail.strip()[:300]}",

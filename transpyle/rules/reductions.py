@@ -8,6 +8,7 @@ NumPy's semantics on both backends.
 """
 import numpy as np
 
+from .. import runtime as rt
 from ..ast_utils import parse_expr, template_expr
 from . import define
 from .common import axis_of, const_value, floating, reduced
@@ -57,12 +58,12 @@ def _chooser_vjp(k, s):
 
 
 _SIG = "x, axis=None, keepdims=False"
-define("np.sum", [np.sum], _SIG, reduced, _sum_vjp, diff=("x",), lower=_lower("sum_axis"))
-define("np.mean", [np.mean], _SIG, lambda k, s: reduced(k, s).with_dtype("float64")
+define("np.sum", [np.sum, rt.sum_axis], _SIG, reduced, _sum_vjp, diff=("x",), lower=_lower("sum_axis"))
+define("np.mean", [np.mean, rt.mean_axis], _SIG, lambda k, s: reduced(k, s).with_dtype("float64")
        if not k["x"].is_float else reduced(k, s), _mean_vjp, diff=("x",), lower=_lower("mean_axis"))
-define("np.prod", [np.prod], _SIG, reduced, _prod_vjp, diff=("x",), lower=_lower("prod_axis"))
-define("np.max", [np.max, np.amax], _SIG, reduced, _chooser_vjp, diff=("x",), lower=_lower("max_axis"))
-define("np.min", [np.min, np.amin], _SIG, reduced, _chooser_vjp, diff=("x",), lower=_lower("min_axis"))
+define("np.prod", [np.prod, rt.prod_axis], _SIG, reduced, _prod_vjp, diff=("x",), lower=_lower("prod_axis"))
+define("np.max", [np.max, np.amax, rt.max_axis], _SIG, reduced, _chooser_vjp, diff=("x",), lower=_lower("max_axis"))
+define("np.min", [np.min, np.amin, rt.min_axis], _SIG, reduced, _chooser_vjp, diff=("x",), lower=_lower("min_axis"))
 define("np.linalg.norm", [np.linalg.norm], "x", lambda k, s: floating("x")(k, s).with_ndim(0),
        {"x": "g * x / y"})
 
