@@ -112,6 +112,49 @@ class Reverse:
     def kind(self, var):
         return self.kinds.get(var)
 
+    # ---- values that need no tape -------------------------------------------------------------------
+    def find_cheap_values(self):
+        """Loop-invariant values (same in every iteration: never saved) and scalar temporaries that the
+        adjoint sweep can recompute from restored operands instead of reading from a tape."""
+        self.invariant, self.recompute = set(), {}
+        reads = {}
+        for n in gast.walk(gast.Module(body=self.tree.body, type_ignores=[])):
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
+                reads[n.id] = reads.get(n.id, 0) + 1
+
+        def visit(stmts, outer_loop):
+            for i, s in enumerate(stmts):
+                if isinstance(s, (gast.For, gast.While)):
+                    visit(s.body, outer_loop if outer_loop is not None else s)
+                elif isinstance(s, gast.If):
+                    visit(s.body, outer_loop)
+                    visit(s.orelse, outer_loop)
+                elif outer_loop is not None and isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) \
+                        and id(s) not in self.counters and self.defs.get(s.targets[0].id, 0) == 1:
+                    var, operands = s.targets[0].id, loaded_names(s.value)
+                    if not operands & written_names([outer_loop]) and not isinstance(s.value, gast.Name):
+                        self.invariant.add(id(s))
+                    elif self.recomputable(s, var, operands, stmts[:i], stmts[i + 1:], reads):
+                        self.recompute[id(s)] = s
+        visit(self.tree.body, None)
+
+    def recomputable(self, s, var, operands, before, after, reads):
+        kind = self.kind(var)
+        if not isinstance(kind, Kind) or kind.is_array or isinstance(s.value, (gast.Name, gast.Constant)):
+            return False
+        if var in loaded_names(before) or isinstance(s.value, gast.Tuple):
+            return False
+        # every read of var comes after s in this block, before any operand changes
+        seen, changed = 0, set()
+        for u in after:
+            uses = sum(1 for n in gast.walk(u) if isinstance(n, gast.Name) and n.id == var
+                       and isinstance(n.ctx, gast.Load))
+            changed |= written_names([u])      # u's adjoint runs before u's own writes are undone
+            if uses and changed & operands:
+                return False
+            seen += uses
+        return seen == reads.get(var, 0)
+
     # ---- the plan: which statements save what ------------------------------------------------------
     def make_plans(self, stmts, depth, needed):
         for s in stmts:
@@ -120,7 +163,8 @@ class Reverse:
                 plan = None
                 if isinstance(t, gast.Name):
                     maybe_set = depth > 0 or t.id in self.seen      # an old value exists to save
-                    if t.id in needed and maybe_set and (depth > 0 or self.defs.get(t.id, 0) > 1):
+                    cheap = id(s) in self.invariant or id(s) in self.recompute
+                    if t.id in needed and maybe_set and not cheap and (depth > 0 or self.defs.get(t.id, 0) > 1):
                         plan = (name(t.id), name(t.id, store=True), self.kind(t.id), t.id)
                 elif isinstance(t, gast.Subscript) and t.value.id in needed:
                     part = gast.Subscript(value=name(t.value.id), slice=copy.deepcopy(t.slice), ctx=gast.Load())
@@ -136,8 +180,11 @@ class Reverse:
                         if isinstance(kind, TupleKind):
                             raise self.ctx.error(s, "a tuple value overwritten in a loop cannot be saved",
                                                  hint="unpack the tuple into separate variables")
-                        storage = self.ctx.namer.fresh(f"_tape_{var.lstrip('_')}") if depth > 0 else \
-                            self.ctx.namer.fresh(f"_{var.lstrip('_')}_saved")
+                        storage = self.storage_names.get(id(s))
+                        if storage is None:
+                            storage = self.ctx.namer.fresh(f"_tape_{var.lstrip('_')}") if depth > 0 else \
+                                self.ctx.namer.fresh(f"_{var.lstrip('_')}_saved")
+                            self.storage_names[id(s)] = storage
                         self.plans[id(s)] = _Plan(value, target, kind, storage, depth > 0)
             elif isinstance(s, (gast.For, gast.While)):
                 self.make_plans(s.body, depth + 1, needed)
@@ -157,11 +204,19 @@ class Reverse:
                     out.extend(self.save(plan))
                 out.append(s)
             elif isinstance(s, gast.For):
+                # the trip count is known before the loop: its tapes get room for it up front
+                self.loop_stack.append([])
                 body = self.primal(s.body)
+                for plan in self.loop_stack.pop():
+                    trips = self.trip_count_source(s.iter)
+                    out.append(assign(plan.storage, parse_expr(
+                        f"rt.reserve({plan.storage}, {plan.counter} + {trips})")))
                 out.append(gast.For(target=s.target, iter=s.iter, body=body or [gast.Pass()], orelse=[],
                                     type_comment=None))
             elif isinstance(s, gast.While):
+                self.loop_stack.append(None)      # unknown trip count: growable tapes
                 body = self.primal(s.body)
+                self.loop_stack.pop()
                 out.append(gast.While(test=s.test, body=body, orelse=[]))
             elif isinstance(s, gast.If):
                 out.append(gast.If(test=s.test, body=self.primal(s.body) or [gast.Pass()],
@@ -174,9 +229,21 @@ class Reverse:
         if plan.kind.is_array:
             return [gast.Expr(value=gast.Call(func=parse_expr(f"{plan.storage}.append"),
                                               args=[copy.deepcopy(plan.value)], keywords=[]))]
+        step = assign(plan.counter, parse_expr(f"{plan.counter} + 1"))
+        if self.loop_stack and self.loop_stack[-1] is not None:
+            if plan not in self.loop_stack[-1]:
+                self.loop_stack[-1].append(plan)
+            slot = gast.Subscript(value=name(plan.storage), slice=name(plan.counter), ctx=gast.Store())
+            return [assign(slot, copy.deepcopy(plan.value)), step]
         call = gast.Call(func=parse_expr("rt.push"), args=[name(plan.storage), name(plan.counter),
                                                              copy.deepcopy(plan.value)], keywords=[])
-        return [assign(plan.storage, call), assign(plan.counter, parse_expr(f"{plan.counter} + 1"))]
+        return [assign(plan.storage, call), step]
+
+    def trip_count_source(self, it):
+        a, b, st = it.args
+        if isinstance(a, gast.Constant) and a.value == 0 and isinstance(st, gast.Constant) and st.value == 1:
+            return f"max({expr_source(b)}, 0)"
+        return f"rt.trip_count({expr_source(a)}, {expr_source(b)}, {expr_source(st)})"
 
     def restore(self, plan):
         if not plan.in_loop:
@@ -189,11 +256,26 @@ class Reverse:
     # ---- adjoint sweep ----------------------------------------------------------------------------
     def adjoint(self, stmts, depth):
         out = []
+        pending = {s.targets[0].id: s for s in stmts if id(s) in self.recompute}
         for s in reversed(stmts):
+            block = self.adjoint_of(s, depth)
+            uses = loaded_names(block)
+            while pending and uses & set(pending):
+                for var in sorted(uses & set(pending)):
+                    again = copy.deepcopy(pending.pop(var))
+                    block.insert(0, again)
+                    uses |= loaded_names(again.value)
+            if block:
+                self.line_comment(s, out, "adjoint", force=True)
+                out.extend(block)
+        return out
+
+    def adjoint_of(self, s, depth):
+        if True:
             block = []
             if isinstance(s, gast.Assign):
                 if id(s) in self.counters:
-                    continue
+                    return []
                 block = self.assign_adjoint(s, depth)
                 reset = self.reset(s, depth)
                 plan = self.plans.get(id(s))
@@ -218,10 +300,7 @@ class Reverse:
                     block = [gast.If(test=name(s.test.id), body=body, orelse=orelse)]
                 elif orelse:
                     block = [gast.If(test=parse_expr(f"not {s.test.id}"), body=orelse, orelse=[])]
-            if block:
-                self.line_comment(s, out, "adjoint", force=True)
-                out.extend(block)
-        return out
+            return block
 
     def reversed_range(self, it):
         a, b, st = it.args
@@ -397,7 +476,8 @@ class Reverse:
         body = self.prepare(tree.body[:-1])
         tree.body = body + [ret]
         self.defs = self.count_defs()
-        out_names = self.outputs
+        self.storage_names = {}
+        self.find_cheap_values()
         # the adjoint sweep decides what must be saved; saving adds restores that read more names
         needed = set()
         for _ in range(6):
@@ -412,8 +492,19 @@ class Reverse:
                 break
             needed = now
         self._last_primal = None
+        self.loop_stack = []
         primal = self.primal(body)
         return primal, sweep, needed
+
+
+def written_names(stmts):
+    """Names assigned, and arrays written in place, anywhere in ``stmts``."""
+    out = stored_names(stmts)
+    for s in stmts:
+        for n in gast.walk(s):
+            if isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store) and isinstance(n.value, gast.Name):
+                out.add(n.value.id)
+    return out
 
 
 def dummy(kind):
