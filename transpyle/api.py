@@ -44,6 +44,19 @@ def _prepare_arg(a):
     return a
 
 
+_FAST_TYPES = (np.ndarray, float, int, bool)
+
+
+def _fast_key(a):
+    """A cheap stand-in for an argument's kind, used to find compiled code on later calls."""
+    t = type(a)
+    if t is np.ndarray:
+        return (a.dtype, a.ndim)
+    if t in _FAST_TYPES:
+        return t
+    raise TypeError
+
+
 def _kinds(args):
     try:
         return tuple(kind_of_value(a) for a in args)
@@ -67,6 +80,8 @@ class Transformed:
         except (TypeError, ValueError):
             self.signature = None
         self._compiled = {}
+        self._fast = {}
+        self.backend_name = choose(backend)
         functools.update_wrapper(self, fun)
 
     def _check_argnums(self, nargs):
@@ -78,7 +93,7 @@ class Transformed:
 
     def _entry(self, args):
         kinds = _kinds(args)
-        backend = choose(self.backend)
+        backend = self.backend_name
         key = (kinds, backend)
         entry = self._compiled.get(key)
         if entry is None:
@@ -93,8 +108,19 @@ class Transformed:
         return entry
 
     def __call__(self, *args, **kwargs):
+        # fast path: positional arrays and numbers whose types were seen before
+        if not kwargs:
+            try:
+                entry = self._fast[tuple(map(_fast_key, args))]
+            except (KeyError, TypeError):
+                pass
+            else:
+                return entry(*args)
         args = tuple(_prepare_arg(a) for a in _bind(self.fun, self.signature, args, kwargs))
-        return self._entry(args)(*args)
+        entry = self._entry(args)
+        if not kwargs and all(type(a) in _FAST_TYPES for a in args):
+            self._fast[tuple(map(_fast_key, args))] = entry
+        return entry(*args)
 
 
 def _decorator(mode):
