@@ -13,6 +13,7 @@ from . import pipeline
 from .backends import choose, compile_function
 from .cache import load_module
 from .errors import TranspileError
+from .source import read_function
 from .kinds import kind_of_value, parse_kind
 
 
@@ -57,11 +58,24 @@ def _fast_key(a):
     raise TypeError
 
 
+def _ct_key(ct):
+    if isinstance(ct, tuple):
+        return tuple(_ct_key(c) for c in ct)
+    return (ct.dtype, ct.ndim) if isinstance(ct, np.ndarray) else type(ct)
+
+
 def _kinds(args):
     try:
         return tuple(kind_of_value(a) for a in args)
     except TypeError as exc:
         raise TranspileError(f"{exc}", hint="pass floats, ints, bools or NumPy arrays") from None
+
+
+def _with_captured(compiled, nargs, getters):
+    """``compiled`` called with the current values of the captured arrays after the arguments."""
+    def call(*args):
+        return compiled(*args[:nargs], *[g() for g in getters], *args[nargs:])
+    return call
 
 
 class Transformed:
@@ -70,6 +84,8 @@ class Transformed:
     def __init__(self, fun, mode, argnums=0, has_aux=False, backend=None):
         if not callable(fun):
             raise TranspileError(f"expected a function, got {type(fun).__name__}")
+        if not inspect.isfunction(fun):
+            read_function(fun)         # raises the error that says why (a builtin, a ufunc, ...)
         self.fun = fun
         self.mode = mode
         self.has_aux = has_aux
@@ -91,10 +107,12 @@ class Transformed:
                     f"argnums {n} is out of range for '{getattr(self.fun, '__name__', self.fun)}', "
                     f"which takes {nargs} positional arguments", hint=f"use 0 to {nargs - 1}")
 
-    def _entry(self, args):
+    def _entry(self, args, extra=()):
+        """The compiled callable for ``args`` (the function's arguments); ``extra`` are trailing
+        arguments the generated function adds (the cotangent of vjp), used for compiling only."""
         kinds = _kinds(args)
         backend = self.backend_name
-        key = (kinds, backend)
+        key = (kinds, backend, tuple(_ct_key(e) for e in extra))
         entry = self._compiled.get(key)
         if entry is None:
             self._check_argnums(len(args))
@@ -103,7 +121,11 @@ class Transformed:
                                                   self.tuple_argnums)
             text = pipeline.module_source(tree, ctx)
             module = load_module(text, fname)
-            entry = compile_function(backend, module, fname, args)
+            getters = [getter for _, getter, _ in ctx.captured.values()]
+            captured = tuple(g() for g in getters)
+            entry = compile_function(backend, module, fname, args + captured + tuple(extra))
+            if getters:
+                entry = _with_captured(entry, len(args), getters)
             self._compiled[key] = entry
         return entry
 
@@ -164,7 +186,7 @@ def vjp(fun, *primals, has_aux=False, backend=None):
                                      hint="pass a cotangent shaped like the output")
         else:
             ct = float(ct)
-        return pullback._entry(primals + (ct,))(*primals, ct)
+        return pullback._entry(primals, (ct,))(*primals, ct)
 
     return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
 

@@ -19,7 +19,8 @@ class Context:
       or a nested ``FunctionDef``), filled by ``resolve`` and consumed by ``inline``;
     - ``arg_kinds``/``kinds``: kinds of the arguments and, after ``infer``, of every variable;
     - ``wrt``: names of the arguments differentiated; ``active``: variables carrying derivatives;
-    - ``mode``/``options``: the transform and its options; ``stage``: the running pass.
+    - ``mode``/``options``: the transform and its options; ``stage``: the running pass;
+    - ``captured``: module-level arrays the code reads, passed in as extra parameters.
     """
     source: object
     namer: Namer = field(default_factory=Namer)
@@ -31,6 +32,20 @@ class Context:
     mode: str = "primal"
     options: dict = field(default_factory=dict)
     stage: str = ""
+    captured: dict = field(default_factory=dict)
+
+    def capture(self, unit, name, value):
+        """The parameter name under which the global array ``name`` of ``unit`` is passed in.
+
+        ``captured`` maps (function, name) -> (parameter, getter, value); the pipeline appends
+        the parameters to the generated function and the API passes the current values."""
+        code = unit.func.__code__
+        key = (unit.func if name in code.co_freevars else id(unit.func.__globals__), name)
+        if key not in self.captured:
+            # the transformed function's own free names are reserved for exactly this use
+            param = name if unit is self.source else self.namer.exact_or_fresh(name)
+            self.captured[key] = (param, unit.getter(name), value)
+        return self.captured[key][0]
 
     @property
     def filename(self):

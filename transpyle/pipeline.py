@@ -13,7 +13,7 @@ from . import __version__
 from .ast_utils import all_names, to_source
 from .context import Context
 from .errors import TranspileError
-from .kinds import Kind
+from .kinds import Kind, kind_of_value
 from .passes import activity, infer, inline, jumps, lower_calls, normalize, resolve, reverse
 from .source import read_function
 
@@ -88,6 +88,7 @@ def transform(func, mode="grad", argnums=(0,), arg_kinds=(), has_aux=False, tupl
     stage("jumps", lambda t: jumps.run(t, ctx))
     stage("normalize", lambda t: normalize.run(t, ctx))
     stage("inline", lambda t: inline.run(t, ctx, lambda tr, u: prepare(tr, u, ctx)))
+    _add_captured_parameters(tree, ctx)
     stage("infer", lambda t: infer.run(t, ctx))
     stage("lower_calls", lambda t: lower_calls.run(t, ctx))
     ret = tree.body[-1]
@@ -101,6 +102,13 @@ def transform(func, mode="grad", argnums=(0,), arg_kinds=(), has_aux=False, tupl
     stage("activity", lambda t: activity.run(t, ctx, diff_outputs))
     stage("reverse", lambda t: reverse.run(t, ctx, mode=mode, has_aux=has_aux))
     return tree.name, tree, ctx
+
+
+def _add_captured_parameters(tree, ctx):
+    """Module-level arrays the code reads become trailing parameters (read afresh at each call)."""
+    for param, _, value in ctx.captured.values():
+        tree.args.args.append(gast.Name(id=param, ctx=gast.Param(), annotation=None, type_comment=None))
+        ctx.arg_kinds[param] = kind_of_value(value)
 
 
 def _check_scalar_output(ctx, tree, ret, has_aux):

@@ -24,6 +24,16 @@ class FunctionSource:
     def name(self):
         return self.tree.name
 
+    def getter(self, name):
+        """A function returning the current value of the global or closure variable ``name``
+        (captured arrays are read at every call, as Python would)."""
+        code = getattr(self.func, "__code__", None)
+        if code is not None and self.func.__closure__ and name in code.co_freevars:
+            cell = self.func.__closure__[code.co_freevars.index(name)]
+            return lambda: cell.cell_contents
+        scope = self.func.__globals__
+        return lambda: scope[name]
+
     def lookup(self, name):
         if name in self.namespace:
             return True, self.namespace[name]

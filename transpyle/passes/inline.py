@@ -110,6 +110,47 @@ class _Inliner:
         return new_body
 
 
+def _forward_tuples(stmts):
+    """``t = (a, b)`` followed by ``c = t[0]`` becomes ``c = a`` while ``a`` is unchanged, so each
+    element keeps its own derivative (a helper returning a pair, nested unpacking)."""
+    known = {}                 # tuple variable -> its element atoms
+    for s in stmts:
+        if isinstance(s, (gast.For, gast.While, gast.If)):
+            for part in ("body", "orelse"):
+                _forward_tuples(getattr(s, part))
+            known.clear()
+            continue
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
+            v = s.value
+            if isinstance(v, gast.Subscript) and isinstance(v.value, gast.Name) and v.value.id in known \
+                    and isinstance(v.slice, gast.Constant) and isinstance(v.slice.value, int):
+                elts = known[v.value.id]
+                if -len(elts) <= v.slice.value < len(elts):
+                    s.value = copy.deepcopy(elts[v.slice.value])
+        changed = stored_names([s])
+        known = {t: elts for t, elts in known.items()
+                 if t not in changed and not (loaded_names(gast.Tuple(elts=elts, ctx=gast.Load())) & changed)}
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and \
+                isinstance(s.value, gast.Tuple) and all(is_atom(e) for e in s.value.elts):
+            known[s.targets[0].id] = s.value.elts
+
+
+def _drop_unused_tuples(stmts, used):
+    out = []
+    for s in stmts:
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and \
+                isinstance(s.value, gast.Tuple) and s.targets[0].id not in used:
+            continue
+        for part in ("body", "orelse"):
+            if isinstance(s, (gast.For, gast.While, gast.If)):
+                setattr(s, part, _drop_unused_tuples(getattr(s, part), used) or
+                        ([gast.Pass()] if part == "body" else []))
+        out.append(s)
+    return out
+
+
 def run(tree, ctx, prepare):
     tree.body = _Inliner(ctx, prepare).block(tree.body)
+    _forward_tuples(tree.body)
+    tree.body = _drop_unused_tuples(tree.body, loaded_names(tree))
     return tree

@@ -80,8 +80,8 @@ class _Lowering:
     def block(self, stmts):
         out = []
         for i, s in enumerate(stmts):
+            flags = self._may_set(s)          # before lowering: it rewrites the jumps it finds
             out.extend(self.stmt(s))
-            flags = self._may_set(s)
             if flags and i + 1 < len(stmts):
                 rest = self.block(stmts[i + 1:])
                 if rest:

@@ -14,6 +14,7 @@ import gast
 
 from .. import rules
 from ..ast_utils import all_names, assign, const, loaded_names, name, parse_expr, stored_names, template_expr
+from .resolve import ENCLOSING_ATTR
 from ..primitives import is_atom, is_shape_expr, lookup
 
 _PURE_CALLS = ("len", "int", "min", "max", "abs", "float", "rt.trip_count")
@@ -115,6 +116,9 @@ class _Normalizer:
             out.append(self.located(gast.If(test=self.test_name(test, out), body=body, orelse=orelse), node))
             return name(tmp), None
         if isinstance(node, gast.Subscript):
+            if _number_tuple(node.value) and not isinstance(node.slice, (gast.Constant, gast.Slice)):
+                # a tuple of numbers indexed by a loop variable: indexed as an array
+                node.value = gast.Call(func=parse_expr("np.array"), args=[node.value], keywords=[])
             node.value = self.atom(node.value, out)
             node.slice = self.pure(node.slice, out)
             return node, None
@@ -267,6 +271,7 @@ class _Normalizer:
         fdef = gast.FunctionDef(name=fname, args=lam.args, body=[gast.Return(value=lam.body)], decorator_list=[],
                                 returns=None, type_comment=None, type_params=[])
         gast.copy_location(fdef, s)
+        setattr(fdef, ENCLOSING_ATTR, getattr(lam, ENCLOSING_ATTR, set()))
         for n in gast.walk(fdef):
             if getattr(n, "lineno", None) is None and "lineno" in getattr(n, "_attributes", ()):
                 gast.copy_location(n, s)
@@ -322,13 +327,20 @@ class _Normalizer:
 
     def while_loop(self, s, out):
         cond = self.fresh("_c")
+        retest = copy.deepcopy(s.test)         # atomizing the first test rewrites it in place
         self.assign_to(cond, s.test, out)
         body = self.block(s.body)
         self.current = s
-        self.assign_to(cond, copy.deepcopy(s.test), body)
+        self.assign_to(cond, retest, body)
         out.append(self.located(gast.While(test=name(cond), body=body, orelse=[]), s))
 
     def for_loop(self, s, out):
+        if isinstance(s.iter, (gast.Tuple, gast.List)):
+            # a loop over a tuple written out (or a module constant) is unrolled, as tracing would
+            for elt in s.iter.elts:
+                self.store(copy.deepcopy(s.target), elt, out, s)
+                out.extend(self.block(copy.deepcopy(s.body)))
+            return
         length, element = self.iterable(s.iter, out, s)
         target = s.target
         if isinstance(target, gast.Name) and element is None:
@@ -398,6 +410,12 @@ class _Normalizer:
 def _call_name(node):
     from ..ast_utils import dotted
     return dotted(node.func) if isinstance(node, gast.Call) else None
+
+
+def _number_tuple(node):
+    return isinstance(node, (gast.Tuple, gast.List)) and node.elts and all(
+        isinstance(e, gast.Constant) and isinstance(e.value, (int, float)) and not isinstance(e.value, bool)
+        for e in node.elts)
 
 
 def _operand_names(rhs):

@@ -36,6 +36,9 @@ _METHODS = {"copy": "np.copy", "sum": "np.sum", "mean": "np.mean", "prod": "np.p
 
 _SPELLING = None
 
+#: attribute of a nested def/lambda: the enclosing function's local names it may read
+ENCLOSING_ATTR = "transpyle_enclosing"
+
 
 def _spellings():
     """Canonical spelling of every library object the rule tables know."""
@@ -100,7 +103,9 @@ class _Resolver(gast.NodeTransformer):
 
     def visit_FunctionDef(self, node):
         # a nested helper: registered for inlining, resolved with the enclosing namespace
-        inner_locals = {a.id for a in node.args.args} | stored_names(node.body)
+        inner_locals = local_names(node)
+        # names of the enclosing function it reads (closures); kept for its resolution when inlined
+        setattr(node, ENCLOSING_ATTR, set(self.locals))
         saved = self.locals
         self.locals = self.locals | inner_locals
         node.body = [self.visit(s) for s in node.body]
@@ -109,6 +114,7 @@ class _Resolver(gast.NodeTransformer):
         return node
 
     def visit_Lambda(self, node):
+        setattr(node, ENCLOSING_ATTR, set(self.locals))
         saved = self.locals
         self.locals = self.locals | {a.id for a in node.args.args}
         node.body = self.visit(node.body)
@@ -163,8 +169,10 @@ class _Resolver(gast.NodeTransformer):
         if folded is not None:
             return folded
         if isinstance(obj, np.ndarray):
-            raise self.ctx.error(node, f"the global array '{node.id}' cannot be captured",
-                                 hint="pass the array as an argument of the function")
+            if obj.dtype.kind not in "fcib" or obj.ndim == 0:
+                raise self.ctx.error(node, f"the global array '{node.id}' ({obj.dtype}, rank {obj.ndim}) "
+                                     "cannot be captured", hint="pass it as an argument of the function")
+            return gast.copy_location(name(self.ctx.capture(self.unit, node.id, obj)), node)
         if isinstance(obj, types.ModuleType) or isinstance(obj, type):
             return node            # used as a prefix or a dtype; checked where it is used
         raise self.ctx.error(node, f"'{node.id}' ({type(obj).__name__}) cannot be used as a value here",
@@ -235,6 +243,7 @@ class _Resolver(gast.NodeTransformer):
 
     def _method(self, node):
         func = node.func
+        func.value = self.visit(func.value)       # the receiver may itself be x.T or a call
         target = _METHODS.get(func.attr)
         if target is None:
             raise self.ctx.error(node, f"the method '.{func.attr}()' is not supported",
@@ -252,7 +261,8 @@ def local_names(fdef):
     params = {a.id for a in args.args + args.kwonlyargs}
     if args.vararg is not None or args.kwarg is not None:
         pass
-    return params | stored_names(fdef.body)
+    nested = {n.name for n in fdef.body if isinstance(n, gast.FunctionDef)}
+    return params | stored_names(fdef.body) | nested
 
 
 def run(tree, ctx, unit=None):
@@ -261,7 +271,7 @@ def run(tree, ctx, unit=None):
     if tree.args.vararg is not None or tree.args.kwarg is not None:
         raise ctx.error(tree, "*args and **kwargs are not supported", construct=f"def {tree.name}",
                         hint="list the parameters explicitly")
-    resolver = _Resolver(ctx, unit, local_names(tree))
+    resolver = _Resolver(ctx, unit, local_names(tree) | getattr(tree, ENCLOSING_ATTR, set()))
     tree.body = [s for s in (resolver.visit(s) for s in tree.body) if s is not None]
     tree.args.defaults = [resolver.visit(d) for d in tree.args.defaults]
     return tree

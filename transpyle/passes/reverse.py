@@ -542,10 +542,12 @@ def run(tree, ctx, mode="grad", has_aux=False):
     seeds = []
     if mode == "vjp":
         ct_names = []
-        outputs = ret_elts
+        # with has_aux only the first output is differentiated and _ct is its cotangent
+        outputs = ret_elts[:1] if has_aux else ret_elts
+        single = has_aux or not isinstance(ret.value, gast.Tuple)
         for k, e in enumerate(outputs):
             if isinstance(e, gast.Name) and e.id in ctx.active:
-                src = "_ct" if len(outputs) == 1 and not isinstance(ret.value, gast.Tuple) else f"_ct[{k}]"
+                src = "_ct" if single else f"_ct[{k}]"
                 seeds.append(gast.AugAssign(target=name(rev.adj(e.id), store=True), op=gast.Add(),
                                             value=parse_expr(src)))
     else:
@@ -555,7 +557,7 @@ def run(tree, ctx, mode="grad", has_aux=False):
 
     keep = []
     value_expr = ret_elts[0] if (has_aux or mode != "vjp") and isinstance(ret.value, gast.Tuple) else ret.value
-    if mode in ("value_and_grad",) or has_aux:
+    if mode == "value_and_grad" or (has_aux and mode != "vjp"):
         keep.append(assign("_value", copy.deepcopy(ret.value)))
     grads = [name(rev.adj(w)) for w in ctx.wrt]
     grad_value = grads[0] if not ctx.options.get("tuple_argnums") else gast.Tuple(elts=grads, ctx=gast.Load())

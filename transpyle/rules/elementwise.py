@@ -6,6 +6,8 @@ import math
 
 import numpy as np
 
+from .. import runtime as rt
+from ..kinds import BOOL
 from . import define
 from .common import boolean, elementwise, floating, same
 
@@ -31,6 +33,8 @@ define("np.logical_and", [np.logical_and], "a, b", boolean("a", "b"))
 define("np.logical_or", [np.logical_or], "a, b", boolean("a", "b"))
 define("np.isnan", [np.isnan, math.isnan], "x", boolean("x"))
 define("np.isfinite", [np.isfinite, math.isfinite], "x", boolean("x"))
+# the loop test of a `for ... range` loop that can break (written by the jumps pass)
+define("rt.in_range", [rt.in_range], "i, stop, step", lambda k, s: BOOL)
 
 # ---- unary functions: y = f(x) ----------------------------------------------------------------
 _UNARY = {
@@ -79,6 +83,9 @@ define("np.minimum", [np.minimum, min], "a, b", elementwise("a", "b"),
        {"a": "g * ((a < b) + 0.5 * (a == b))", "b": "g * ((b < a) + 0.5 * (a == b))"}, broadcasts=True)
 define("np.where", [np.where], "c, a, b", elementwise("a", "b"),
        {"a": "g * c", "b": "g * np.logical_not(c)"}, diff=("a", "b"), broadcasts=True)
-# clip(x, lo, hi) = minimum(maximum(x, lo), hi); the bounds are treated as constants
-define("np.clip", [np.clip], "x, lo, hi", elementwise("x"),
-       {"x": "g * ((x > lo) + 0.5 * (x == lo)) * ((x < hi) + 0.5 * (x == hi))"}, diff=("x",), broadcasts=True)
+# clip(x, lo, hi) = minimum(maximum(x, lo), hi), each step with the tie rule above
+_BELOW_HI = "((np.maximum(x, lo) < hi) + 0.5 * (np.maximum(x, lo) == hi))"
+define("np.clip", [np.clip], "x, lo, hi", elementwise("x", "lo", "hi"),
+       {"x": f"g * ((x > lo) + 0.5 * (x == lo)) * {_BELOW_HI}",
+        "lo": f"g * ((lo > x) + 0.5 * (x == lo)) * {_BELOW_HI}",
+        "hi": "g * ((hi < np.maximum(x, lo)) + 0.5 * (np.maximum(x, lo) == hi))"}, broadcasts=True)

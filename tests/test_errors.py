@@ -1,0 +1,191 @@
+"""Errors: anything outside the supported subset raises transpyle.TranspileError, never a Numba typing
+error or an internal assertion, and the message names the user's file, the line and the construct,
+with a hint.
+
+The error may be raised when the transform is made or when it is first called; each check covers
+both by doing both inside ``pytest.raises``.
+"""
+import inspect
+import math
+import re
+
+import numpy as np
+import pytest
+
+import transpyle
+from gradcheck import ALL_BACKENDS
+
+THIS_FILE = "test_errors.py"
+
+
+def line_of(func, needle):
+    """The line number, in this file, of the first line of ``func``'s source containing ``needle``."""
+    lines, first = inspect.getsourcelines(func)
+    for k, text in enumerate(lines):
+        if needle in text:
+            return first + k
+    raise AssertionError(f"{needle!r} not in the source of {func.__name__}")
+
+
+def error_message(call):
+    with pytest.raises(transpyle.TranspileError) as info:
+        call()
+    message = str(info.value)
+    assert "hint" in message.lower(), f"the message has no hint:\n{message}"
+    assert "TypingError" not in message and "Traceback" not in message, message
+    return message
+
+
+def assert_points_at(message, func, needle):
+    line = line_of(func, needle)
+    assert f"{THIS_FILE}:{line}" in message, f"expected {THIS_FILE}:{line} in:\n{message}"
+
+
+# ---- unsupported constructs --------------------------------------------------------------------------
+def uses_eig(a):
+    b = a * 2.0
+    w, v = np.linalg.eig(b)
+    return np.sum(w)
+
+
+def _helper_with_eig(a):
+    s = np.sum(a)
+    return s * np.sum(np.linalg.eig(a)[0])
+
+
+def calls_helper_with_eig(a):
+    return _helper_with_eig(a) * 2.0
+
+
+def handles_exception(x):
+    y = x * 2.0
+    try:
+        y = y * x
+    except ValueError:
+        y = x
+    return y
+
+
+def opens_context(x):
+    y = x * 2.0
+    with np.errstate(all="ignore"):
+        y = np.log(y)
+    return np.sum(y)
+
+
+def generates_values(x):
+    y = x * 2.0
+    yield y * x
+
+
+@pytest.mark.parametrize("backend", ALL_BACKENDS)
+def test_unsupported_call_names_function_file_and_line(backend):
+    a = np.array([[2.0, 1.0], [1.0, 3.0]])
+    message = error_message(lambda: transpyle.grad(uses_eig, backend=backend)(a))
+    assert "eig" in message
+    assert_points_at(message, uses_eig, "np.linalg.eig")
+
+
+def test_unsupported_call_in_helper_points_into_the_helper():
+    a = np.array([[2.0, 1.0], [1.0, 3.0]])
+    message = error_message(lambda: transpyle.grad(calls_helper_with_eig, backend="numpy")(a))
+    assert "eig" in message
+    assert_points_at(message, _helper_with_eig, "np.linalg.eig")
+
+
+@pytest.mark.parametrize("transform", ["value_and_grad", "vjp", "show"])
+def test_every_transform_reports_unsupported_calls(transform):
+    a = np.array([[2.0, 1.0], [1.0, 3.0]])
+    calls = {
+        "value_and_grad": lambda: transpyle.value_and_grad(uses_eig, backend="numpy")(a),
+        "vjp": lambda: transpyle.vjp(uses_eig, a, backend="numpy"),
+        "show": lambda: transpyle.show(uses_eig, mode="grad", args=(a,)),
+    }
+    message = error_message(calls[transform])
+    assert "eig" in message
+    assert_points_at(message, uses_eig, "np.linalg.eig")
+
+
+@pytest.mark.parametrize("func, construct, needle", [
+    (handles_exception, "try", "try:"),
+    (opens_context, "with", "with np.errstate"),
+    (generates_values, "yield", "yield y"),
+])
+def test_unsupported_statement_is_named(func, construct, needle):
+    message = error_message(lambda: transpyle.grad(func, backend="numpy")(1.5))
+    assert re.search(rf"\b{construct}\b", message), f"{construct!r} is not named in:\n{message}"
+    assert_points_at(message, func, needle)
+
+
+# ---- what grad can and cannot differentiate -------------------------------------------------------------
+def returns_array(x):
+    y = x * 2.0
+    return y
+
+
+def returns_tuple(x):
+    return np.sum(x), x
+
+
+def square(x):
+    return x * x
+
+
+def product(x, y):
+    return x * y
+
+
+def test_non_scalar_output():
+    message = error_message(lambda: transpyle.grad(returns_array, backend="numpy")(np.ones(3)))
+    assert "scalar" in message
+    assert THIS_FILE in message
+
+
+def test_tuple_output_without_has_aux():
+    message = error_message(lambda: transpyle.grad(returns_tuple, backend="numpy")(np.ones(3)))
+    assert "scalar" in message or "has_aux" in message
+    assert THIS_FILE in message
+
+
+def test_has_aux_needs_a_pair():
+    message = error_message(lambda: transpyle.grad(square, has_aux=True, backend="numpy")(2.0))
+    assert "has_aux" in message
+    assert THIS_FILE in message
+
+
+@pytest.mark.parametrize("call", [
+    lambda: transpyle.grad(square, backend="numpy")(3),
+    lambda: transpyle.grad(product, argnums=1, backend="numpy")(2.0, 3),
+    lambda: transpyle.grad(square, backend="numpy")(np.arange(3)),
+    lambda: transpyle.value_and_grad(product, argnums=(0, 1), backend="numpy")(2.0, 3),
+], ids=["int", "int-argnums-1", "int-array", "value_and_grad"])
+def test_integer_argument_cannot_be_differentiated(call):
+    message = error_message(call)
+    assert "int" in message.lower()
+    assert THIS_FILE in message
+
+
+@pytest.mark.parametrize("argnums", [2, (0, 2), -3, 1.5])
+def test_bad_argnums(argnums):
+    message = error_message(lambda: transpyle.grad(product, argnums=argnums, backend="numpy")(1.0, 2.0))
+    assert "argnums" in message
+
+
+# ---- functions transpyle cannot read -----------------------------------------------------------------------
+@pytest.mark.parametrize("func, name", [(math.sin, "sin"), (np.sin, "sin"), (len, "len")])
+def test_builtin_without_source(func, name):
+    message = error_message(lambda: transpyle.grad(func, backend="numpy")(1.0))
+    assert name in message
+
+
+def test_function_without_source_file():
+    namespace = {}
+    exec("def made_by_exec(x):\n    return x * x\n", namespace)
+    message = error_message(lambda: transpyle.grad(namespace["made_by_exec"], backend="numpy")(1.0))
+    assert "made_by_exec" in message and "source" in message
+
+
+def test_unknown_backend():
+    with pytest.raises((ValueError, transpyle.TranspileError)) as info:
+        transpyle.grad(square, backend="fortran")(1.0)
+    assert "fortran" in str(info.value)
