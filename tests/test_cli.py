@@ -91,3 +91,15 @@ def test_show_reports_missing_function(model_file):
 def test_console_script(model_file):
     result = run(["transpyle", "show", "model.py:energy", "--mode", "grad", "--argnums", "0"], model_file.parent)
     assert_prints_source(result)
+
+
+@pytest.mark.numba
+def test_demo_fits_and_checks_its_gradient(tmp_path):
+    result = run([sys.executable, "-m", "transpyle", "demo"], tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    out = result.stdout
+    assert "[ok]" in out                      # the finite-difference check passed
+    assert "numba backend" in out and "numpy backend" in out
+    rows = [line.split() for line in out.splitlines() if line.strip()[:1].isdigit() and len(line.split()) == 3]
+    losses = [float(r[1]) for r in rows]
+    assert len(losses) >= 3 and losses[-1] < losses[0] - 0.1   # gradient descent made progress

@@ -76,7 +76,7 @@ class Reverse:
                     s.test = name(keep)
             elif isinstance(s, gast.While):
                 s.body = self.prepare(s.body)
-                count = self.ctx.namer.fresh("_w")
+                count = self.ctx.namer.fresh("_trips")
                 out.append(gast.copy_location(assign(count, const(0)), s))
                 self.kinds[count] = Kind("int64")
                 step = gast.copy_location(assign(count, parse_expr(f"{count} + 1")), s)
@@ -117,6 +117,7 @@ class Reverse:
         """Loop-invariant values (same in every iteration: never saved) and scalar temporaries that the
         adjoint sweep can recompute from restored operands instead of reading from a tape."""
         self.invariant, self.recompute = set(), {}
+        self.written_anywhere = written_names(self.tree.body)
         reads = {}
         for n in gast.walk(gast.Module(body=self.tree.body, type_ignores=[])):
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
@@ -140,7 +141,11 @@ class Reverse:
 
     def recomputable(self, s, var, operands, before, after, reads):
         kind = self.kind(var)
-        if not isinstance(kind, Kind) or kind.is_array or isinstance(s.value, (gast.Name, gast.Constant)):
+        if not isinstance(kind, Kind) or isinstance(s.value, (gast.Name, gast.Constant)):
+            return False
+        # arrays: only views (x[i]) of arrays never written in place, which cost nothing to take again
+        if kind.is_array and not (isinstance(s.value, gast.Subscript) and isinstance(s.value.value, gast.Name)
+                                  and s.value.value.id not in self.written_anywhere):
             return False
         if var in loaded_names(before) or isinstance(s.value, gast.Tuple):
             return False
