@@ -1,4 +1,5 @@
 """What the passes share: the user's function, diagnostics with locations, names and kinds."""
+import linecache
 from dataclasses import dataclass, field
 
 import gast
@@ -60,7 +61,10 @@ class Context:
         if construct is None and node is not None:
             from .ast_utils import expr_source
             try:
-                construct = expr_source(node) if isinstance(node, gast.expr) else type(node).__name__.lower()
+                # a statement is named by its line as the user wrote it (passes rewrite the tree)
+                line = linecache.getline(filename, lineno).strip() if lineno else ""
+                construct = expr_source(node) if isinstance(node, gast.expr) else \
+                    line or type(node).__name__.lower()
             except Exception:          # a half-built node: name its type
                 construct = type(node).__name__
         return TranspileError(message, filename=filename, lineno=lineno, construct=construct, hint=hint,
