@@ -148,37 +148,53 @@ def min_axis(x, axis, keepdims):
 
 
 _COMBINE = {"sum": ("0", "acc + v"), "mean": ("0", "acc + v"), "prod": ("1", "acc * v"),
-            "max": ("row[0]", "max(acc, v)"), "min": ("row[0]", "min(acc, v)")}
+            "max": ("FIRST", "max(acc, v)"), "min": ("FIRST", "min(acc, v)")}
 
 
 def _reduce_impl(op, ndim, axis, keepdims, out_dtype):
-    """Source of a Numba implementation for one (op, rank, axis, keepdims)."""
+    """Source of a Numba implementation for one (op, rank, axis, keepdims): plain nested loops,
+    outer ones over the kept dimensions, inner ones over the reduced ones (Numba compiles
+    transpose/reshape pipelines for seconds; these loops compile in a fraction of that)."""
     axes = list(range(ndim)) if axis is None else [axis]
     keep = [k for k in range(ndim) if k not in axes]
-    perm = tuple(keep + axes)
-    out_shape = [f"x.shape[{k}]" if k in keep else "1" for k in range(ndim)] if keepdims else \
-        [f"x.shape[{k}]" for k in keep]
+    idx = [f"i{k}" for k in range(ndim)]
     start, step = _COMBINE[op]
-    lines = [
-        "def impl(x, axis, keepdims):",
-        f"    xt = np.ascontiguousarray(np.transpose(x, {perm!r}))" if ndim > 1 else "    xt = np.ascontiguousarray(x)",
-        f"    n = {' * '.join(f'x.shape[{k}]' for k in axes) or '1'}",
-        "    m = xt.size // n if n > 0 else 0",
-        "    flat = xt.reshape((m, n))",
-        f"    out = np.empty(m, out_dtype)",
-        "    for r in range(m):",
-        "        row = flat[r]",
-        f"        acc = {start}",
-        "        for c in range(n):",
-        "            v = row[c]",
-        f"            acc = {step}",
-        "        out[r] = acc / n" if op == "mean" else "        out[r] = acc",
-    ]
-    if out_shape:
-        lines.append(f"    return out.reshape(({', '.join(out_shape)},))")
+    first = "x[" + ", ".join("0" if k in axes else idx[k] for k in range(ndim)) + "]"
+    start = first if start == "FIRST" else start
+    count = " * ".join(f"x.shape[{k}]" for k in axes)
+    kept_shape = ", ".join(f"x.shape[{k}]" for k in keep)
+    lines = ["def impl(x, axis, keepdims):"]
+    if keep:
+        lines.append(f"    out = np.empty(({kept_shape},), out_dtype)")
+    depth = 1
+    for k in keep:
+        lines.append("    " * depth + f"for {idx[k]} in range(x.shape[{k}]):")
+        depth += 1
+    lines.append("    " * depth + f"acc = {start}")
+    inner = depth
+    for k in axes:
+        lines.append("    " * depth + f"for {idx[k]} in range(x.shape[{k}]):")
+        depth += 1
+    lines.append("    " * depth + f"v = x[{', '.join(idx)}]")
+    lines.append("    " * depth + f"acc = {step}")
+    if op == "mean":
+        lines.append("    " * inner + f"acc = acc / ({count})")
+    if keep:
+        lines.append("    " * inner + f"out[{', '.join(idx[k] for k in keep)}] = acc")
+        result = "out"
     else:
-        lines.append("    return out[0]")
-    scope = {"np": np, "out_dtype": out_dtype}
+        result = "acc"
+    if keepdims:
+        shape = ", ".join(f"x.shape[{k}]" if k in keep else "1" for k in range(ndim))
+        if keep:
+            result = f"out.reshape(({shape},))"
+        else:
+            lines.append(f"    out = np.empty(({shape},), out_dtype)")
+            lines.append(f"    out[{', '.join('0' for _ in range(ndim))}] = acc")
+            result = "out"
+    lines.append(f"    return {result}" if keep or keepdims else "    return out_type(acc)")
+    out_dtype = np.dtype(out_dtype)
+    scope = {"np": np, "out_dtype": out_dtype, "out_type": out_dtype.type}
     exec("\n".join(lines), scope)
     return scope["impl"]
 

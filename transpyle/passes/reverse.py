@@ -378,7 +378,7 @@ class Reverse:
                 stmts.extend(substitute(st, subs) for st in parse_stmts(template))
                 continue
             contrib = substitute(parse_expr(template), subs)
-            if prim.broadcasts:
+            if prim.broadcasts and self.may_broadcast(operand.id, bound, prim):
                 contrib = self.unbroadcast(contrib, operand.id, out_kind)
             stmts.append(self.accumulate(operand.id, contrib))
         if not stmts and any(isinstance(bound.get(p), gast.Name) and bound[p].id in self.active for p in prim.diff):
@@ -394,6 +394,21 @@ class Reverse:
             else:
                 subs[p] = node
         return subs
+
+    def may_broadcast(self, operand, bound, prim):
+        """Whether the output can be larger than ``operand``: not when every other operand is a
+        scalar, since then the output has the operand's shape."""
+        okind = self.kind(operand)
+        if okind is None or okind.ndim == 0:
+            return True
+        for p in prim.params:
+            node = bound.get(p)
+            if isinstance(node, gast.Name) and node.id == operand:
+                continue
+            k = self.ctx.expr_kind(node) if node is not None else None
+            if not isinstance(k, Kind) or k.ndim > 0:
+                return True
+        return False
 
     def unbroadcast(self, contrib, operand, out_kind):
         okind = self.kind(operand)
