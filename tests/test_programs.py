@@ -158,3 +158,22 @@ def test_backends_agree(rng):
     np.testing.assert_allclose(by_numba[0], by_numpy[0], rtol=1e-12, atol=1e-14)
     assert by_numba[1] == pytest.approx(by_numpy[1], rel=1e-12)
 
+
+
+# ---- float32 inputs keep float32 gradients ----------------------------------------------------------------
+def float32_loop(x, w):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s += math.sin(x[i]) * w[i] ** 2
+    return s + np.sum(x * x)
+
+
+@pytest.mark.parametrize("backend", ALL_BACKENDS)
+def test_float32_arguments(backend, rng):
+    x = rng.normal(size=6).astype(np.float32)
+    w = rng.normal(size=6).astype(np.float32)
+    gx, gw = transpyle.grad(float32_loop, argnums=(0, 1), backend=backend)(x, w)
+    assert gx.dtype == np.float32 and gw.dtype == np.float32
+    x64, w64 = x.astype(np.float64), w.astype(np.float64)
+    np.testing.assert_allclose(gx, np.cos(x64) * w64 ** 2 + 2.0 * x64, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(gw, 2.0 * np.sin(x64) * w64, rtol=1e-5, atol=1e-6)

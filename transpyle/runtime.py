@@ -5,8 +5,6 @@ a Numba implementation registered with ``numba.extending.overload`` (what compil
 This module imports only numpy, numba and math, so it can be copied beside generated modules
 that must run without transpyle installed.
 """
-import math  # noqa: F401  (generated code may name math through this module's namespace)
-
 import numpy as np
 from numba import types
 from numba.extending import overload, register_jitable

@@ -7,7 +7,7 @@ walked until nothing changes.
 import gast
 
 from ..kinds import BOOL, FLOAT, INT, Kind, TupleKind, promote
-from ..primitives import SHAPE_ATTRS, is_shape_expr, lookup
+from ..primitives import is_shape_expr, lookup
 from ..rules.common import StaticError
 
 

@@ -9,7 +9,7 @@ import copy
 
 import gast
 
-from ..ast_utils import all_names, assign, loaded_names, name, stored_names, substitute
+from ..ast_utils import assign, loaded_names, stored_names, substitute
 from ..context import FILE_ATTR
 from ..primitives import is_atom
 from ..source import FunctionSource

@@ -128,9 +128,6 @@ class _Lowering:
         if not stops:
             s.body = body
             return [s]
-        # after a return inside the loop, the enclosing loop must stop too: its own flag is set
-        if self.ret_flag and exits and self.loops:
-            pass
         out = [gast.copy_location(assign(loop["brk"], const(False)), s)]
         if isinstance(s, gast.While):
             test = " and ".join(f"not {f}" for f in stops)

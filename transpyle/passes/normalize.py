@@ -12,7 +12,6 @@ import copy
 
 import gast
 
-from .. import rules
 from ..ast_utils import all_names, assign, const, loaded_names, name, parse_expr, stored_names, template_expr
 from .resolve import ENCLOSING_ATTR
 from ..primitives import is_atom, is_shape_expr, lookup

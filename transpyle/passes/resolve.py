@@ -259,8 +259,6 @@ class _Resolver(gast.NodeTransformer):
 def local_names(fdef):
     args = fdef.args
     params = {a.id for a in args.args + args.kwonlyargs}
-    if args.vararg is not None or args.kwarg is not None:
-        pass
     nested = {n.name for n in fdef.body if isinstance(n, gast.FunctionDef)}
     return params | stored_names(fdef.body) | nested
 

@@ -21,6 +21,7 @@ import gast
 
 from ..ast_utils import (assign, comment, const, expr_source, loaded_names, name, parse_expr, parse_stmts,
                          stored_names, substitute)
+from .. import rules
 from ..kinds import Kind, TupleKind
 from ..primitives import is_atom, lookup
 from ..rules.common import StaticError
@@ -276,36 +277,35 @@ class Reverse:
         return out
 
     def adjoint_of(self, s, depth):
-        if True:
-            block = []
-            if isinstance(s, gast.Assign):
-                if id(s) in self.counters:
-                    return []
-                block = self.assign_adjoint(s, depth)
-                reset = self.reset(s, depth)
-                plan = self.plans.get(id(s))
-                if plan is not None:
-                    block = block + self.restore(plan)
-                # an array adjoint is zeroed with the shape of the value restored above
-                block += reset
-            elif isinstance(s, gast.For):
-                body = self.adjoint(s.body, depth + 1)
-                if body:
-                    block = [gast.For(target=name(s.target.id, store=True), iter=self.reversed_range(s.iter),
-                                      body=body, orelse=[], type_comment=None)]
-            elif isinstance(s, gast.While):
-                body = self.adjoint(s.body, depth + 1)
-                if body:
-                    k = self.ctx.namer.fresh("_k")
-                    block = [gast.For(target=name(k, store=True), iter=parse_expr(f"range({s.counter})"),
-                                      body=body, orelse=[], type_comment=None)]
-            elif isinstance(s, gast.If):
-                body, orelse = self.adjoint(s.body, depth), self.adjoint(s.orelse, depth)
-                if body:
-                    block = [gast.If(test=name(s.test.id), body=body, orelse=orelse)]
-                elif orelse:
-                    block = [gast.If(test=parse_expr(f"not {s.test.id}"), body=orelse, orelse=[])]
-            return block
+        block = []
+        if isinstance(s, gast.Assign):
+            if id(s) in self.counters:
+                return []
+            block = self.assign_adjoint(s, depth)
+            reset = self.reset(s, depth)
+            plan = self.plans.get(id(s))
+            if plan is not None:
+                block = block + self.restore(plan)
+            # an array adjoint is zeroed with the shape of the value restored above
+            block += reset
+        elif isinstance(s, gast.For):
+            body = self.adjoint(s.body, depth + 1)
+            if body:
+                block = [gast.For(target=name(s.target.id, store=True), iter=self.reversed_range(s.iter),
+                                  body=body, orelse=[], type_comment=None)]
+        elif isinstance(s, gast.While):
+            body = self.adjoint(s.body, depth + 1)
+            if body:
+                k = self.ctx.namer.fresh("_k")
+                block = [gast.For(target=name(k, store=True), iter=parse_expr(f"range({s.counter})"),
+                                  body=body, orelse=[], type_comment=None)]
+        elif isinstance(s, gast.If):
+            body, orelse = self.adjoint(s.body, depth), self.adjoint(s.orelse, depth)
+            if body:
+                block = [gast.If(test=name(s.test.id), body=body, orelse=orelse)]
+            elif orelse:
+                block = [gast.If(test=parse_expr(f"not {s.test.id}"), body=orelse, orelse=[])]
+        return block
 
     def reversed_range(self, it):
         a, b, st = it.args
@@ -381,8 +381,6 @@ class Reverse:
             if prim.broadcasts and self.may_broadcast(operand.id, bound, prim):
                 contrib = self.unbroadcast(contrib, operand.id, out_kind)
             stmts.append(self.accumulate(operand.id, contrib))
-        if not stmts and any(isinstance(bound.get(p), gast.Name) and bound[p].id in self.active for p in prim.diff):
-            pass
         return stmts
 
     def template_names(self, prim, bound, g, var):
@@ -426,8 +424,6 @@ class Reverse:
         arr = t.value.id
         if arr not in self.active:
             return []
-        prim, _ = lookup(gast.Call(func=name("setitem"), args=[], keywords=[])) if False else (None, None)
-        from .. import rules
         prim = rules.by_key("setitem")
         part = gast.Subscript(value=name(arr), slice=copy.deepcopy(t.slice), ctx=gast.Load())
         pkind = self.ctx.expr_kind(part)
@@ -448,7 +444,6 @@ class Reverse:
     # ---- comments tying generated code to the source ------------------------------------------------
     def line_comment(self, s, out, sweep, force=False):
         lineno = getattr(s, "lineno", None)
-        key = (sweep, lineno)
         if lineno is None or getattr(self, "_last_" + sweep, None) == lineno:
             return
         setattr(self, "_last_" + sweep, lineno)
@@ -466,8 +461,8 @@ class Reverse:
         for plan in self.plans.values():
             if plan.in_loop:
                 if plan.kind.is_array:
-                    out.append(assign(plan.storage, parse_expr("[]")) if False else
-                               assign(plan.storage, parse_expr(f"[{dummy(plan.kind)}]")))
+                    # one typed element popped again: an empty list whose item type Numba knows
+                    out.append(assign(plan.storage, parse_expr(f"[{dummy(plan.kind)}]")))
                     out.append(gast.Expr(value=parse_expr(f"{plan.storage}.pop()")))
                 else:
                     out.append(assign(plan.storage, parse_expr(f"np.empty(16, np.{plan.kind.dtype})")))
@@ -561,7 +556,6 @@ def run(tree, ctx, mode="grad", has_aux=False):
         inits.append(assign(rev.adj(v), rev.zero(v)))
     seeds = []
     if mode == "vjp":
-        ct_names = []
         # with has_aux only the first output is differentiated and _ct is its cotangent
         outputs = ret_elts[:1] if has_aux else ret_elts
         single = has_aux or not isinstance(ret.value, gast.Tuple)
@@ -576,7 +570,6 @@ def run(tree, ctx, mode="grad", has_aux=False):
             seeds.append(gast.AugAssign(target=name(rev.adj(e.id), store=True), op=gast.Add(), value=const(1.0)))
 
     keep = []
-    value_expr = ret_elts[0] if (has_aux or mode != "vjp") and isinstance(ret.value, gast.Tuple) else ret.value
     if mode == "value_and_grad" or (has_aux and mode != "vjp"):
         keep.append(assign("_value", copy.deepcopy(ret.value)))
     grads = [name(rev.adj(w)) for w in ctx.wrt]

@@ -11,7 +11,7 @@ operand's shape by one shared helper when the primitive broadcasts) or a full st
 using ``bx`` for the adjoint of parameter ``x`` (for rules that write into part of it).
 Rules whose form depends on ranks or static arguments are functions of ``(kinds, statics)``.
 """
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import gast
 
