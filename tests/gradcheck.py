@@ -258,3 +258,53 @@ def backend_cases(cases):
         if on_numba:
             params.append(pytest.param(*values, "numba", id=f"{case_id}-numba", marks=pytest.mark.numba))
     return params
+
+
+# ---- forward mode ---------------------------------------------------------------------------------
+def directional_fd(f, args, tangents, kwargs=None):
+    """Central difference of ``f`` along ``tangents`` (None for arguments held fixed), with its noise."""
+    kwargs = kwargs or {}
+    h = STEP * max(1.0, max(float(np.max(np.abs(a))) for a, t in zip(args, tangents) if t is not None))
+
+    def at(sign):
+        moved = [a if t is None else (a + sign * h * t if isinstance(a, np.ndarray) else float(a + sign * h * t))
+                 for a, t in zip(args, tangents)]
+        return f(*moved, **kwargs)
+    plus, minus = at(1.0), at(-1.0)
+    fd = jax_like_map(lambda p, m: (np.asarray(p, float) - np.asarray(m, float)) / (2 * h), plus, minus)
+    noise = jax_like_map(lambda p, m: ROUNDOFF * np.maximum(np.abs(np.asarray(p, float)),
+                                                            np.abs(np.asarray(m, float))) / (2 * h), plus, minus)
+    return fd, noise
+
+
+def jax_like_map(fn, *trees):
+    if isinstance(trees[0], tuple):
+        return tuple(jax_like_map(fn, *parts) for parts in zip(*trees))
+    return fn(*trees)
+
+
+def check_jvp(f, args, argnums, rng, backend="numpy", rtol=1e-5, atol=1e-7):
+    """``transpyle.jvp`` along random tangents of the ``argnums`` arguments against a directional
+    central difference; the primal output must equal ``f(*args)``."""
+    nums = argnums if isinstance(argnums, tuple) else (argnums,)
+    args = tuple(args)
+    before = copy.deepcopy(args)
+    tangents = [None] * len(args)
+    for i in nums:
+        a = args[i]
+        tangents[i] = rng.normal(size=a.shape) if isinstance(a, np.ndarray) else float(rng.normal())
+    passed = [t if t is not None else (np.zeros_like(a) if isinstance(a, np.ndarray) and a.dtype.kind == "f"
+                                       else (0.0 if isinstance(a, float) else None))
+              for a, t in zip(args, tangents)]
+    out, tout = transpyle.jvp(f, args, passed, backend=backend)
+    assert_unchanged(before, args, "argument")
+    fd, noise = directional_fd(f, args, tangents)
+    expected = f(*args)
+    for got, want, n, primal in zip(_leaves(tout), _leaves(fd), _leaves(noise), _leaves(expected)):
+        got = np.asarray(got, dtype=np.float64)
+        assert got.shape == np.shape(primal), f"tangent shape {got.shape}, output shape {np.shape(primal)}"
+        assert np.all(np.abs(got - want) <= atol + rtol * np.abs(want) + n), \
+            f"jvp of {f.__name__} differs from finite differences:\ntranspyle {got!r}\nfd        {want!r}"
+    for got, want in zip(_leaves(out), _leaves(expected)):
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    return out, tout

@@ -1,4 +1,4 @@
-"""transpyle: JAX-style transforms (grad, value_and_grad, vjp) by rewriting source, compiled with Numba.
+"""transpyle: JAX-style transforms (grad, value_and_grad, vjp, jvp, ...) by rewriting source, compiled with Numba.
 
 The public API. Each transform is a thin wrapper that runs the pass pipeline (``pipeline``) on
 the function's source for the kinds of the arguments it is called with, and compiles the
@@ -7,6 +7,6 @@ generated module with the chosen backend (``numba`` by default, or ``numpy``).
 __version__ = "0.1.0"
 
 from .errors import TranspileError  # noqa: E402
-from .api import grad, value_and_grad, vjp, show  # noqa: E402
+from .api import grad, value_and_grad, vjp, jvp, linearize, show  # noqa: E402
 
-__all__ = ["grad", "value_and_grad", "vjp", "show", "TranspileError", "__version__"]
+__all__ = ["grad", "value_and_grad", "vjp", "jvp", "linearize", "show", "TranspileError", "__version__"]

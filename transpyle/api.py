@@ -6,6 +6,7 @@ calls with the same kinds go straight to the compiled function.
 """
 import functools
 import inspect
+import weakref
 
 import numpy as np
 
@@ -27,7 +28,7 @@ def _normalize_argnums(fun, argnums):
 
 
 def _bind(fun, signature, args, kwargs):
-    if not kwargs and signature is not None and len(args) == len(signature.parameters):
+    if signature is None or (not kwargs and len(args) == len(signature.parameters)):
         return args
     try:
         bound = signature.bind(*args, **kwargs)
@@ -35,6 +36,13 @@ def _bind(fun, signature, args, kwargs):
         raise TranspileError(f"{getattr(fun, '__name__', fun)}: {exc}", hint="check the call's arguments") from None
     bound.apply_defaults()
     return tuple(bound.args)
+
+
+def _signature(fun):
+    try:
+        return inspect.signature(fun)
+    except (TypeError, ValueError):
+        return None
 
 
 def _prepare_arg(a):
@@ -165,16 +173,77 @@ value_and_grad.__doc__ = """Like :func:`grad` but returns ``(value, gradient)`` 
 with ``has_aux``), both from one compiled call."""
 
 
+_TRANSFORMED = weakref.WeakKeyDictionary()
+
+
+def _transformed(fun, mode, argnums, has_aux, backend):
+    """The Transformed for these settings, kept per function so repeated ``vjp``/``jvp`` calls
+    reuse its compiled code instead of running the pipeline again."""
+    try:
+        per_fun = _TRANSFORMED.setdefault(fun, {})
+    except TypeError:                    # not weak-referenceable: no reuse
+        return Transformed(fun, mode, argnums, has_aux, backend)
+    key = (mode, argnums, has_aux, backend)
+    if key not in per_fun:
+        per_fun[key] = Transformed(fun, mode, argnums, has_aux, backend)
+    return per_fun[key]
+
+
+def _tangent_like(primal, tangent, position):
+    """``tangent`` as a value of the primal's type and shape (float arrays/scalars)."""
+    if isinstance(primal, np.ndarray):
+        t = np.asarray(tangent, dtype=primal.dtype)
+        if t.shape != primal.shape:
+            raise TranspileError(f"the tangent of argument {position} has shape {t.shape}, "
+                                 f"the argument has shape {primal.shape}", hint="pass tangents shaped like the primals")
+        return t
+    return float(tangent)
+
+
+def jvp(fun, primals, tangents, has_aux=False, backend=None):
+    """Forward mode: ``(f(*primals), J @ tangents)`` from one compiled sweep, with no tape
+    (``(out, tangent_out, aux)`` with ``has_aux``). ``primals`` and ``tangents`` are tuples of the
+    same length; tangents of integer or boolean arguments are ignored (they have no derivative)."""
+    tangents = tuple(tangents)
+    if len(tangents) != len(primals):
+        raise TranspileError(f"jvp got {len(primals)} primals but {len(tangents)} tangents",
+                             hint="pass one tangent per primal: jvp(f, (x, y), (dx, dy))")
+    given = len(primals)
+    primals = tuple(_prepare_arg(p) for p in _bind(fun, _signature(fun), tuple(primals), {}))   # defaults
+    wrt = tuple(i for i, p in enumerate(primals[:given]) if _kinds((p,))[0].is_float)
+    if not wrt:
+        raise TranspileError("jvp needs at least one float argument to differentiate",
+                             hint="pass floats or float arrays as primals")
+    ts = tuple(_tangent_like(primals[i], tangents[i], i) for i in wrt)
+    forward = _transformed(fun, "jvp", wrt, has_aux, backend)
+    out, tangent_out = forward._entry(primals, ts)(*primals, *ts)
+    if has_aux:
+        out, aux = out
+        return out, tangent_out, aux
+    return out, tangent_out
+
+
+def linearize(fun, *primals, backend=None):
+    """``(f(*primals), f_jvp)`` where ``f_jvp(*tangents)`` is the jvp at ``primals``. Each call of
+    ``f_jvp`` runs the compiled forward sweep again (the primal is recomputed, nothing is stored)."""
+    primals = tuple(_prepare_arg(p) for p in primals)
+    out = _transformed(fun, "primal", 0, False, backend)(*primals)
+
+    def f_jvp(*tangents):
+        return jvp(fun, primals, tangents, backend=backend)[1]
+    return out, f_jvp
+
+
 def vjp(fun, *primals, has_aux=False, backend=None):
     """``(out, vjp_fn)`` where ``vjp_fn(ct)`` returns one cotangent per primal (``(out, vjp_fn, aux)``
     with ``has_aux``). The primal is recomputed inside each ``vjp_fn`` call."""
     primals = tuple(_prepare_arg(p) for p in primals)
-    primal = Transformed(fun, "primal", 0, False, backend)
+    primal = _transformed(fun, "primal", 0, False, backend)
     out = primal(*primals)
     aux = None
     if has_aux:
         out, aux = out
-    pullback = Transformed(fun, "vjp", tuple(range(len(primals))), has_aux, backend)
+    pullback = _transformed(fun, "vjp", tuple(range(len(primals))), has_aux, backend)
 
     def vjp_fn(ct):
         if isinstance(out, tuple):
@@ -209,6 +278,8 @@ def show(fun, mode="grad", argnums=0, args=None, kinds=None, has_aux=False, afte
     nums = tuple(n % len(arg_kinds) for n in nums)
     if mode == "vjp":
         nums = tuple(range(len(arg_kinds)))
+    elif mode == "jvp":           # as jvp() does: every float argument gets a tangent
+        nums = tuple(i for i, k in enumerate(arg_kinds) if getattr(k, "is_float", False))
     if after is not None:
         import contextlib
         import io

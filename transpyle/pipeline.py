@@ -14,7 +14,7 @@ from .ast_utils import all_names, to_source
 from .context import Context
 from .errors import TranspileError
 from .kinds import Kind, kind_of_value
-from .passes import activity, infer, inline, jumps, lower_calls, normalize, resolve, reverse
+from .passes import activity, forward, infer, inline, jumps, lower_calls, normalize, resolve, reverse
 from .source import read_function
 
 #: (name, what it does) in the order they run
@@ -26,10 +26,11 @@ PASSES = [
     ("infer", "the kind (dtype, rank) of every variable"),
     ("lower_calls", "NumPy calls Numba lacks (reductions with axis) -> run-time helpers"),
     ("activity", "which variables carry derivatives"),
-    ("reverse", "primal sweep with tapes + adjoint sweep"),
+    ("reverse", "primal sweep with tapes + adjoint sweep (grad, value_and_grad, vjp)"),
+    ("forward", "primal and tangent statements side by side (jvp)"),
 ]
 
-MODES = ("primal", "grad", "value_and_grad", "vjp")
+MODES = ("primal", "grad", "value_and_grad", "vjp", "jvp")
 
 
 def _dump(stage, tree, after):
@@ -100,7 +101,10 @@ def transform(func, mode="grad", argnums=(0,), arg_kinds=(), has_aux=False, tupl
         return tree.name, tree, ctx
     diff_outputs = outputs[:1] if has_aux else outputs
     stage("activity", lambda t: activity.run(t, ctx, diff_outputs))
-    stage("reverse", lambda t: reverse.run(t, ctx, mode=mode, has_aux=has_aux))
+    if mode == "jvp":
+        stage("forward", lambda t: forward.run(t, ctx, has_aux=has_aux))
+    else:
+        stage("reverse", lambda t: reverse.run(t, ctx, mode=mode, has_aux=has_aux))
     return tree.name, tree, ctx
 
 

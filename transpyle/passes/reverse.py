@@ -443,14 +443,7 @@ class Reverse:
 
     # ---- comments tying generated code to the source ------------------------------------------------
     def line_comment(self, s, out, sweep, force=False):
-        lineno = getattr(s, "lineno", None)
-        if lineno is None or getattr(self, "_last_" + sweep, None) == lineno:
-            return
-        setattr(self, "_last_" + sweep, lineno)
-        filename = getattr(s, "transpyle_file", None) or self.ctx.filename
-        text = linecache.getline(filename, lineno).strip()
-        if text and isinstance(s, gast.Assign):
-            out.append(comment(f"{os.path.basename(filename)}:{lineno}: {text}"))
+        out.extend(source_comment(self, s, sweep))
 
     # ---- the whole function ------------------------------------------------------------------------
     def declarations(self, needed):
@@ -520,6 +513,20 @@ def written_names(stmts):
             if isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store) and isinstance(n.value, gast.Name):
                 out.add(n.value.id)
     return out
+
+
+def source_comment(sweep_state, s, sweep):
+    """``[# file.py:12: <the source line>]`` before the first statement generated from a line
+    (``sweep_state`` remembers the last line commented per sweep)."""
+    lineno = getattr(s, "lineno", None)
+    if lineno is None or getattr(sweep_state, "_last_" + sweep, None) == lineno:
+        return []
+    setattr(sweep_state, "_last_" + sweep, lineno)
+    filename = getattr(s, "transpyle_file", None) or sweep_state.ctx.filename
+    text = linecache.getline(filename, lineno).strip()
+    if text and isinstance(s, gast.Assign):
+        return [comment(f"{os.path.basename(filename)}:{lineno}: {text}")]
+    return []
 
 
 def dummy(kind):

@@ -30,11 +30,24 @@ class Primitive:
     broadcasts: bool = False      # elementwise: contributions are un-broadcast to operand shapes
     lower: object = None          # (call node, statics, kinds) -> expression emitted instead
     varargs: bool = False         # the first parameter takes a tuple/list of operands
+    jvp: object = None            # LINEAR, dict param -> tangent template, or (kinds, statics) -> dict
 
     def vjp_templates(self, kinds, statics):
         if self.vjp is None:
             return {}
         return self.vjp(kinds, statics) if callable(self.vjp) else self.vjp
+
+    def jvp_templates(self, kinds, statics):
+        """Forward rules: LINEAR, or param -> template of the tangent contribution, where ``t``
+        (or ``g``) is that operand's tangent. Elementwise primitives reuse their adjoint templates:
+        their local Jacobian is diagonal, so the adjoint rule applied to a tangent is the tangent rule."""
+        if self.jvp is LINEAR:
+            return LINEAR
+        if self.jvp is not None:
+            return self.jvp(kinds, statics) if callable(self.jvp) else self.jvp
+        if self.broadcasts:
+            return self.vjp_templates(kinds, statics)
+        return {}
 
 
 def _parse_signature(sig):
@@ -49,12 +62,17 @@ def _parse_signature(sig):
     return tuple(params), defaults
 
 
-def define(key, objects, signature, kind, vjp=None, diff=None, broadcasts=False, lower=None, varargs=False):
+#: the forward rule of a linear primitive: the primitive itself, applied to the tangents
+LINEAR = "linear"
+
+
+def define(key, objects, signature, kind, vjp=None, diff=None, broadcasts=False, lower=None, varargs=False,
+           jvp=None):
     """Register a primitive. ``objects`` are the Python callables that resolve to it."""
     params, defaults = _parse_signature(signature)
     if diff is None:
-        diff = tuple(p for p in params if p not in defaults) if vjp is not None else ()
-    prim = Primitive(key, params, defaults, tuple(diff), kind, vjp, broadcasts, lower, varargs)
+        diff = tuple(p for p in params if p not in defaults) if (vjp is not None or jvp is not None) else ()
+    prim = Primitive(key, params, defaults, tuple(diff), kind, vjp, broadcasts, lower, varargs, jvp)
     _BY_KEY[key] = prim
     for obj in objects:
         _BY_OBJECT[id(obj)] = (obj, prim)

@@ -7,7 +7,7 @@ old contents no longer reach the output.
 import numpy as np
 
 from ..kinds import INT, Kind, TupleKind
-from . import define
+from . import LINEAR, define
 from .common import StaticError, const_value, dtype_of, shape_rank
 
 
@@ -32,7 +32,7 @@ def _getitem_kind(k, s):
     return x.with_ndim(ndim)
 
 
-define("getitem", [], "x, index", _getitem_kind, {"x": "bx[index] += g"}, diff=("x",))
+define("getitem", [], "x, index", _getitem_kind, {"x": "bx[index] += g"}, diff=("x",), jvp=LINEAR)
 
 
 def _setitem_vjp(k, s):
@@ -44,8 +44,9 @@ def _setitem_vjp(k, s):
 define("setitem", [], "x, index, v", lambda k, s: k["x"], _setitem_vjp, diff=("v", "x"), broadcasts=True)
 
 # ---- copies and reshapes ---------------------------------------------------------------------
-define("np.copy", [np.copy, np.array, np.asarray, np.ascontiguousarray], "x", lambda k, s: k["x"], {"x": "g"})
-define("float", [float], "x", lambda k, s: Kind("float64"), {"x": "g"})
+define("np.copy", [np.copy, np.array, np.asarray, np.ascontiguousarray], "x", lambda k, s: k["x"], {"x": "g"},
+       jvp=LINEAR)
+define("float", [float], "x", lambda k, s: Kind("float64"), {"x": "g"}, jvp=LINEAR)
 define("int", [int], "x", lambda k, s: INT)
 define("len", [len], "x", lambda k, s: INT)
 define("np.shape", [np.shape], "x", lambda k, s: TupleKind((INT,) * k["x"].ndim))
@@ -58,9 +59,10 @@ def _reshape_kind(k, s):
     return k["x"].with_ndim(rank)
 
 
-define("np.reshape", [np.reshape], "x, shape", _reshape_kind, {"x": "np.ascontiguousarray(g).reshape(x.shape)"})
+define("np.reshape", [np.reshape], "x, shape", _reshape_kind, {"x": "np.ascontiguousarray(g).reshape(x.shape)"},
+       diff=("x",), jvp=LINEAR)
 define("np.ravel", [np.ravel], "x", lambda k, s: k["x"].with_ndim(1),
-       {"x": "np.ascontiguousarray(g).reshape(x.shape)"})
+       {"x": "np.ascontiguousarray(g).reshape(x.shape)"}, jvp=LINEAR)
 
 
 # ---- joins: the operands come as a tuple ``arrays``; templates name them a0, a1, ... -------------
@@ -99,8 +101,9 @@ def _stack_vjp(k, s):
 
 
 define("np.concatenate", [np.concatenate], "arrays, axis=0", _join_kind(0), _concatenate_vjp, diff=("arrays",),
-       varargs=True)
-define("np.stack", [np.stack], "arrays, axis=0", _join_kind(1), _stack_vjp, diff=("arrays",), varargs=True)
+       varargs=True, jvp=LINEAR)
+define("np.stack", [np.stack], "arrays, axis=0", _join_kind(1), _stack_vjp, diff=("arrays",), varargs=True,
+       jvp=LINEAR)
 
 
 def _array_literal_kind(k, s):
@@ -113,7 +116,8 @@ def _array_literal_kind(k, s):
 
 # np.array([a, b, c]) of scalars (or of equally shaped arrays)
 define("array_literal", [], "arrays", _array_literal_kind,
-       lambda k, s: {("arrays", i): f"g[{i}]" for i in range(len(k["arrays"]))}, diff=("arrays",), varargs=True)
+       lambda k, s: {("arrays", i): f"g[{i}]" for i in range(len(k["arrays"]))}, diff=("arrays",), varargs=True,
+       jvp=LINEAR)
 
 
 # ---- constructors (their results do not depend on differentiable inputs) ------------------------
@@ -139,12 +143,12 @@ define("np.empty", [np.empty], "shape, dtype=None", _made("shape"))
 define("np.full", [np.full], "shape, fill_value, dtype=None",
        lambda k, s: _made("shape")(k, s) if s["dtype"].value is not None
        else k["fill_value"].with_ndim(_made("shape")(k, s).ndim),
-       {"fill_value": "np.sum(g)"}, diff=("fill_value",))
+       {"fill_value": "np.sum(g)"}, diff=("fill_value",), jvp=LINEAR)
 define("np.zeros_like", [np.zeros_like], "x, dtype=None", _like)
 define("np.ones_like", [np.ones_like], "x, dtype=None", _like)
 define("np.empty_like", [np.empty_like], "x, dtype=None", _like)
 define("np.full_like", [np.full_like], "x, fill_value", lambda k, s: k["x"], {"fill_value": "np.sum(g)"},
-       diff=("fill_value",))
+       diff=("fill_value",), jvp=LINEAR)
 define("np.arange", [np.arange], "start, stop=None, step=None",
        lambda k, s: Kind("float64" if any(k[p] is not None and k[p].is_float for p in ("start", "stop", "step"))
                          else "int64", 1))

@@ -6,7 +6,7 @@ The adjoint of a product depends on the operands' ranks; each case is the textbo
 import numpy as np
 
 from ..kinds import promote
-from . import define
+from . import LINEAR, define
 from .common import StaticError
 
 
@@ -33,8 +33,15 @@ def _dot_vjp(k, s):
     return _DOT_VJP[ranks]
 
 
-define("np.dot", [np.dot], "a, b", _dot_kind, _dot_vjp)
-define("MatMult", [np.matmul], "a, b", _dot_kind, _dot_vjp)
+def _dot_jvp(k, s):
+    # bilinear: d(a . b) = da . b + a . db
+    if 0 in (k["a"].ndim, k["b"].ndim):
+        return {"a": "t * b", "b": "a * t"}
+    return {"a": "np.dot(t, b)", "b": "np.dot(a, t)"}
+
+
+define("np.dot", [np.dot], "a, b", _dot_kind, _dot_vjp, jvp=_dot_jvp)
+define("MatMult", [np.matmul], "a, b", _dot_kind, _dot_vjp, jvp=_dot_jvp)
 define("np.outer", [np.outer], "a, b", lambda k, s: promote(k["a"], k["b"]).with_ndim(2),
-       {"a": "np.dot(g, b)", "b": "np.dot(a, g)"})
-define("np.transpose", [np.transpose], "x", lambda k, s: k["x"], {"x": "np.transpose(g)"})
+       {"a": "np.dot(g, b)", "b": "np.dot(a, g)"}, jvp={"a": "np.outer(t, b)", "b": "np.outer(a, t)"})
+define("np.transpose", [np.transpose], "x", lambda k, s: k["x"], {"x": "np.transpose(g)"}, jvp=LINEAR)

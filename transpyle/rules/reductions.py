@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import runtime as rt
 from ..ast_utils import parse_expr, template_expr
-from . import define
+from . import LINEAR, define
 from .common import axis_of, const_value, floating, reduced
 
 
@@ -57,14 +57,38 @@ def _chooser_vjp(k, s):
     return {"x": f"{_expand(k, s, 'g')} * {hit} / rt.sum_axis({hit}, {axis}, True)"}
 
 
+def _reduce_sum(k, s, what):
+    """Source summing ``what`` (shaped like x) the way this reduction reduces x."""
+    axis = axis_of(s, k)
+    keep = const_value(s["keepdims"])
+    if axis is None and not keep:
+        return f"np.sum({what})"
+    return f"rt.sum_axis({what}, {axis!r}, {keep!r})"
+
+
+def _prod_jvp(k, s):
+    if axis_of(s, k) is None:
+        return {"x": f"{_reduce_sum(k, s, 't * rt.prod_others(x)')}"}
+    return {"x": _reduce_sum(k, s, f"t * {_expand(k, s, 'y')} / x")}
+
+
+def _chooser_jvp(k, s):
+    # the mean of the tangents at the positions attaining the extreme value (the tie rule above)
+    hit = f"(x == {_expand(k, s, 'y')})"
+    return {"x": f"{_reduce_sum(k, s, f't * {hit}')} / {_reduce_sum(k, s, hit)}"}
+
+
 _SIG = "x, axis=None, keepdims=False"
-define("np.sum", [np.sum, rt.sum_axis], _SIG, reduced, _sum_vjp, diff=("x",), lower=_lower("sum_axis"))
+define("np.sum", [np.sum, rt.sum_axis], _SIG, reduced, _sum_vjp, diff=("x",), lower=_lower("sum_axis"), jvp=LINEAR)
 define("np.mean", [np.mean, rt.mean_axis], _SIG, lambda k, s: reduced(k, s).with_dtype("float64")
-       if not k["x"].is_float else reduced(k, s), _mean_vjp, diff=("x",), lower=_lower("mean_axis"))
-define("np.prod", [np.prod, rt.prod_axis], _SIG, reduced, _prod_vjp, diff=("x",), lower=_lower("prod_axis"))
-define("np.max", [np.max, np.amax, rt.max_axis], _SIG, reduced, _chooser_vjp, diff=("x",), lower=_lower("max_axis"))
-define("np.min", [np.min, np.amin, rt.min_axis], _SIG, reduced, _chooser_vjp, diff=("x",), lower=_lower("min_axis"))
+       if not k["x"].is_float else reduced(k, s), _mean_vjp, diff=("x",), lower=_lower("mean_axis"), jvp=LINEAR)
+define("np.prod", [np.prod, rt.prod_axis], _SIG, reduced, _prod_vjp, diff=("x",), lower=_lower("prod_axis"),
+       jvp=_prod_jvp)
+define("np.max", [np.max, np.amax, rt.max_axis], _SIG, reduced, _chooser_vjp, diff=("x",), lower=_lower("max_axis"),
+       jvp=_chooser_jvp)
+define("np.min", [np.min, np.amin, rt.min_axis], _SIG, reduced, _chooser_vjp, diff=("x",), lower=_lower("min_axis"),
+       jvp=_chooser_jvp)
 define("np.linalg.norm", [np.linalg.norm], "x", lambda k, s: floating("x")(k, s).with_ndim(0),
-       {"x": "g * x / y"})
+       {"x": "g * x / y"}, jvp={"x": "np.sum(x * t) / y"})
 
 __all__ = ["parse_expr"]
