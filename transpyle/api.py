@@ -92,8 +92,11 @@ class Transformed:
     def __init__(self, fun, mode, argnums=0, has_aux=False, backend=None):
         if not callable(fun):
             raise TranspileError(f"expected a function, got {type(fun).__name__}")
-        if not inspect.isfunction(fun):
+        if not inspect.isfunction(fun) and not isinstance(fun, Transformed):
             read_function(fun)         # raises the error that says why (a builtin, a ufunc, ...)
+        if isinstance(fun, Transformed) and mode == "vjp":
+            raise TranspileError("vjp of a transformed function is not supported",
+                                 hint="use jvp or jacfwd of it (forward mode over the generated code)")
         self.fun = fun
         self.mode = mode
         self.has_aux = has_aux
@@ -106,7 +109,7 @@ class Transformed:
         self._compiled = {}
         self._fast = {}
         self.backend_name = choose(backend)
-        functools.update_wrapper(self, fun)
+        functools.update_wrapper(self, fun, updated=())     # not fun.__dict__: a Transformed has state
 
     def _check_argnums(self, nargs):
         for n in self.argnums:
@@ -136,6 +139,19 @@ class Transformed:
                 entry = _with_captured(entry, len(args), getters)
             self._compiled[key] = entry
         return entry
+
+    def generated_function(self, kinds):
+        """The generated Python function for argument ``kinds``: what a transform of this
+        transform reads as its source (generated code stays inside the accepted subset)."""
+        argnums = tuple(n % len(kinds) for n in self.argnums)
+        fname, tree, ctx = pipeline.transform(self.fun, self.mode, argnums, kinds, self.has_aux,
+                                              self.tuple_argnums)
+        if ctx.captured:
+            raise TranspileError(f"'{getattr(self.fun, '__name__', self.fun)}' reads module-level arrays "
+                                 f"({', '.join(p for p, _, _ in ctx.captured.values())}); transforms of its "
+                                 "transform cannot pass them", hint="pass the arrays as arguments")
+        module = load_module(pipeline.module_source(tree, ctx), fname)
+        return getattr(module, fname)
 
     def __call__(self, *args, **kwargs):
         # fast path: positional arrays and numbers whose types were seen before
@@ -258,6 +274,23 @@ def vjp(fun, *primals, has_aux=False, backend=None):
         return pullback._entry(primals, (ct,))(*primals, ct)
 
     return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
+
+
+jacfwd = _decorator("jacfwd")
+jacfwd.__doc__ = """Jacobian by forward mode: one compiled call that runs the jvp once per input element.
+
+Shape ``out.shape + in.shape`` (a float for scalar in and out); a tuple over arguments for a tuple
+``argnums``, a tuple over outputs for a tuple output; ``(jacobian, aux)`` with ``has_aux``."""
+
+jacrev = _decorator("jacrev")
+jacrev.__doc__ = """Jacobian by reverse mode: one compiled call that runs the vjp once per output element.
+Same layout as :func:`jacfwd`; cheaper when outputs are fewer than inputs."""
+
+
+def hessian(fun, argnums=0, has_aux=False, backend=None):
+    """Second derivatives of a scalar function: ``jacfwd(jacrev(f))`` (forward over reverse), shape
+    ``in.shape + in.shape``."""
+    return Transformed(Transformed(fun, "jacrev", argnums, has_aux, backend), "jacfwd", argnums, has_aux, backend)
 
 
 def show(fun, mode="grad", argnums=0, args=None, kinds=None, has_aux=False, after=None):

@@ -10,6 +10,22 @@ from .naming import Namer
 FILE_ATTR = "transpyle_file"     # set on statements inlined from another file
 
 
+class DeferredCall:
+    """A call to a transformed function (``grad(g)`` called inside ``f``): its code depends on the
+    kinds of the arguments at the call, so it is generated and inlined once ``infer`` knows them."""
+
+    def __init__(self, transformed):
+        self.transformed = transformed
+
+
+class NeedKinds(Exception):
+    """Raised by ``infer`` at a deferred call: (registry key, argument kinds)."""
+
+    def __init__(self, key, kinds):
+        super().__init__(key)
+        self.key, self.kinds = key, kinds
+
+
 @dataclass
 class Context:
     """State that passes read and write, declared in one place.
@@ -21,7 +37,8 @@ class Context:
     - ``arg_kinds``/``kinds``: kinds of the arguments and, after ``infer``, of every variable;
     - ``wrt``: names of the arguments differentiated; ``active``: variables carrying derivatives;
     - ``mode``/``options``: the transform and its options; ``stage``: the running pass;
-    - ``captured``: module-level arrays the code reads, passed in as extra parameters.
+    - ``captured``: module-level arrays the code reads, passed in as extra parameters;
+    - ``helpers``: generated functions the result calls (the jvp or vjp behind a Jacobian driver).
     """
     source: object
     namer: Namer = field(default_factory=Namer)
@@ -34,6 +51,7 @@ class Context:
     options: dict = field(default_factory=dict)
     stage: str = ""
     captured: dict = field(default_factory=dict)
+    helpers: list = field(default_factory=list)
 
     def capture(self, unit, name, value):
         """The parameter name under which the global array ``name`` of ``unit`` is passed in.

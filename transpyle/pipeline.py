@@ -11,10 +11,10 @@ import gast
 
 from . import __version__
 from .ast_utils import all_names, to_source
-from .context import Context
+from .context import Context, NeedKinds
 from .errors import TranspileError
 from .kinds import Kind, kind_of_value
-from .passes import activity, forward, infer, inline, jumps, lower_calls, normalize, resolve, reverse
+from .passes import activity, forward, infer, inline, jacobian, jumps, lower_calls, normalize, resolve, reverse
 from .source import read_function
 
 #: (name, what it does) in the order they run
@@ -30,7 +30,7 @@ PASSES = [
     ("forward", "primal and tangent statements side by side (jvp)"),
 ]
 
-MODES = ("primal", "grad", "value_and_grad", "vjp", "jvp")
+MODES = ("primal", "grad", "value_and_grad", "vjp", "jvp", "jacfwd", "jacrev")
 
 
 def _dump(stage, tree, after):
@@ -57,6 +57,10 @@ def transform(func, mode="grad", argnums=(0,), arg_kinds=(), has_aux=False, tupl
     """Run the pipeline on ``func``; returns (function name, gast FunctionDef, Context)."""
     if mode not in MODES:
         raise TranspileError(f"unknown mode '{mode}'", hint="one of: " + ", ".join(MODES))
+    generated = hasattr(func, "generated_function")
+    if generated:
+        # a transformed function: its generated code is the input (it is inside the subset)
+        func = func.generated_function(arg_kinds)
     unit = read_function(func)
     ctx = Context(source=unit, mode=mode, options={"tuple_argnums": tuple_argnums})
     tree = copy.deepcopy(unit.tree)
@@ -90,7 +94,14 @@ def transform(func, mode="grad", argnums=(0,), arg_kinds=(), has_aux=False, tupl
     stage("normalize", lambda t: normalize.run(t, ctx))
     stage("inline", lambda t: inline.run(t, ctx, lambda tr, u: prepare(tr, u, ctx)))
     _add_captured_parameters(tree, ctx)
-    stage("infer", lambda t: infer.run(t, ctx))
+    while True:
+        try:
+            stage("infer", lambda t: infer.run(t, ctx))
+            break
+        except NeedKinds as need:       # a call to a transformed function: generate it, inline, infer again
+            deferred = ctx.functions[need.key]
+            ctx.functions[need.key] = read_function(deferred.transformed.generated_function(need.kinds))
+            stage("inline", lambda t: inline.run(t, ctx, lambda tr, u: prepare(tr, u, ctx)))
     stage("lower_calls", lambda t: lower_calls.run(t, ctx))
     ret = tree.body[-1]
     outputs = activity.output_names(ret)
@@ -100,12 +111,52 @@ def transform(func, mode="grad", argnums=(0,), arg_kinds=(), has_aux=False, tupl
         tree.name = f"{unit.name}_primal"
         return tree.name, tree, ctx
     diff_outputs = outputs[:1] if has_aux else outputs
+    if generated and mode in ("grad", "value_and_grad", "jacrev"):
+        # derivatives of generated reverse code are taken in forward mode over it (one sweep per input
+        # direction): the same numbers, without differentiating tapes backwards
+        return _jacobian(tree, ctx, "jacfwd", has_aux, tuple_argnums, diff_outputs,
+                         with_value=mode == "value_and_grad")
+    if mode in ("jacfwd", "jacrev"):
+        return _jacobian(tree, ctx, mode, has_aux, tuple_argnums, diff_outputs)
     stage("activity", lambda t: activity.run(t, ctx, diff_outputs))
     if mode == "jvp":
         stage("forward", lambda t: forward.run(t, ctx, has_aux=has_aux))
     else:
         stage("reverse", lambda t: reverse.run(t, ctx, mode=mode, has_aux=has_aux))
     return tree.name, tree, ctx
+
+
+def _jacobian(tree, ctx, mode, has_aux, tuple_argnums, diff_outputs, with_value=False):
+    """The jacfwd/jacrev driver for ``tree``, with the jvp (or primal and vjp) functions it calls
+    as helpers in the same module."""
+    ret = tree.body[-1]
+    value = ret.value.elts[0] if has_aux else ret.value
+    tuple_out = isinstance(value, gast.Tuple)
+    out_kinds = [ctx.expr_kind(e) for e in (value.elts if tuple_out else [value])]
+    for k in out_kinds:
+        if not (isinstance(k, Kind) and k.is_float):
+            raise ctx.error(ret, f"{mode} needs float outputs (scalars or arrays), but one is {k}",
+                            hint="return float values, or use has_aux=True for the others")
+    params = [a.id for a in tree.args.args]
+    name = ctx.source.name
+    if mode == "jacfwd":
+        fwd = copy.deepcopy(tree)
+        activity.run(fwd, ctx, diff_outputs)
+        forward.run(fwd, ctx, has_aux=has_aux)
+        ctx.helpers = [fwd]
+        driver = jacobian.jacfwd_driver(ctx.namer, f"{name}_{'grad' if with_value else mode}", params, ctx.wrt,
+                                        ctx.arg_kinds, out_kinds, tuple_out, has_aux, tuple_argnums, fwd.name,
+                                        with_value=with_value)
+    else:
+        primal = copy.deepcopy(tree)
+        primal.name = f"{name}_primal"
+        rev = copy.deepcopy(tree)
+        activity.run(rev, ctx, diff_outputs)
+        reverse.run(rev, ctx, mode="vjp", has_aux=has_aux)
+        ctx.helpers = [primal, rev]
+        driver = jacobian.jacrev_driver(ctx.namer, f"{name}_jacrev", params, ctx.wrt, ctx.arg_kinds, out_kinds,
+                                        tuple_out, has_aux, tuple_argnums, primal.name, rev.name)
+    return driver.name, driver, ctx
 
 
 def _add_captured_parameters(tree, ctx):
@@ -134,7 +185,7 @@ def module_source(tree, ctx):
     params = [a.id for a in ctx.source.tree.args.args]
     origin = f"{ctx.filename}:{ctx.source.tree.lineno} for " + \
         ", ".join(f"{p}: {ctx.arg_kinds[p]}" for p in params)
-    functions = [tree]
+    functions = ctx.helpers + [tree]
     lines = [f'"""Generated by transpyle {__version__} from {origin}. Edits are overwritten."""',
              "import math", "", "import numpy as np", "", "from transpyle import runtime as rt", "", ""]
     text = "\n".join(lines)

@@ -64,6 +64,7 @@ def _find_lambda(tree, func):
 
 def read_function(func):
     """Parse ``func`` into a FunctionSource, or raise a TranspileError saying why not."""
+    func = getattr(func, "py_func", func)       # a Numba dispatcher: read its Python function
     name = getattr(func, "__name__", repr(func))
     if not inspect.isfunction(func):
         raise TranspileError(

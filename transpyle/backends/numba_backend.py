@@ -1,5 +1,6 @@
 """The Numba backend: ``njit(cache=True)`` on generated functions, compiled eagerly for the
 argument types so that a Numba error surfaces as a TranspileError at the first call."""
+import inspect
 import re
 
 import numba
@@ -8,7 +9,16 @@ from numba.core import errors as numba_errors
 from ..errors import TranspileError
 
 
+def _compile_helpers(module, fname):
+    """Other generated functions in the module (the jvp behind a Jacobian) are compiled too, and
+    replace their Python versions, so the compiled entry point can call them."""
+    for attr, value in list(vars(module).items()):
+        if attr != fname and inspect.isfunction(value) and value.__module__ == module.__name__:
+            setattr(module, attr, numba.njit(cache=True)(value))
+
+
 def compile_function(module, fname, args):
+    _compile_helpers(module, fname)
     py = getattr(module, fname)
     dispatcher = getattr(module, "__njit_" + fname, None)
     if dispatcher is None:

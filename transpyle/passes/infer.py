@@ -6,6 +6,7 @@ walked until nothing changes.
 """
 import gast
 
+from ..context import DeferredCall, NeedKinds
 from ..kinds import BOOL, FLOAT, INT, Kind, TupleKind, promote
 from ..primitives import is_shape_expr, lookup
 from ..rules.common import StaticError
@@ -156,6 +157,10 @@ class _Infer:
 
     def block(self, stmts):
         for s in stmts:
+            if isinstance(s, gast.Assign) and isinstance(s.value, gast.Call) and \
+                    isinstance(s.value.func, gast.Name) and \
+                    isinstance(self.ctx.functions.get(s.value.func.id), DeferredCall):
+                raise NeedKinds(s.value.func.id, tuple(self.expr_kind(a) for a in s.value.args))
             if isinstance(s, gast.Assign):
                 t = s.targets[0]
                 if isinstance(t, gast.Name):

@@ -10,7 +10,7 @@ import copy
 import gast
 
 from ..ast_utils import assign, loaded_names, stored_names, substitute
-from ..context import FILE_ATTR
+from ..context import FILE_ATTR, DeferredCall
 from ..primitives import is_atom
 from ..source import FunctionSource
 
@@ -19,7 +19,8 @@ def _callee_key(stmt, ctx):
     if not isinstance(stmt, gast.Assign):
         return None
     value = stmt.value
-    if isinstance(value, gast.Call) and isinstance(value.func, gast.Name) and value.func.id in ctx.functions:
+    if isinstance(value, gast.Call) and isinstance(value.func, gast.Name) and value.func.id in ctx.functions \
+            and not isinstance(ctx.functions[value.func.id], DeferredCall):
         return value.func.id
     return None
 

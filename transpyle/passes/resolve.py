@@ -10,8 +10,9 @@ import types
 import gast
 import numpy as np
 
-from .. import rules
+from .. import rules, runtime
 from ..ast_utils import const, dotted, name, parse_expr, stored_names
+from ..context import DeferredCall
 from ..source import read_function
 
 _UNSUPPORTED_STATEMENTS = {
@@ -45,7 +46,7 @@ def _spellings():
     global _SPELLING
     if _SPELLING is None:
         table = {}
-        for prefix, module in (("np.linalg.", np.linalg), ("np.", np), ("math.", math)):
+        for prefix, module in (("np.linalg.", np.linalg), ("np.", np), ("math.", math), ("rt.", runtime)):
             for attr in dir(module):
                 obj = getattr(module, attr)
                 if rules.by_object(obj) is not None:
@@ -222,6 +223,12 @@ class _Resolver(gast.NodeTransformer):
         if spelled is not None:
             node.func = parse_expr(spelled)
             return node
+        obj = getattr(obj, "py_func", obj)          # a Numba dispatcher: its Python function
+        if hasattr(obj, "generated_function"):      # a transformed function: generated once kinds are known
+            key = self.ctx.namer.fresh(getattr(obj, "__name__", "transformed") + "_" + obj.mode)
+            self.ctx.functions[key] = DeferredCall(obj)
+            node.func = name(key)
+            return node
         if _is_user_function(obj):
             try:
                 unit = read_function(obj)
@@ -245,6 +252,11 @@ class _Resolver(gast.NodeTransformer):
         func = node.func
         func.value = self.visit(func.value)       # the receiver may itself be x.T or a call
         target = _METHODS.get(func.attr)
+        if target is None and func.attr in ("append", "pop") and (dotted(func.value) or "").startswith("_tape"):
+            raise self.ctx.error(node, "this generated code keeps arrays on a tape (an array is overwritten inside "
+                                 "a loop); differentiating it again is not supported yet",
+                                 hint="rewrite the loop to write into a preallocated array (a[i] = ...), "
+                                      "or use jacfwd, which needs no tape")
         if target is None:
             raise self.ctx.error(node, f"the method '.{func.attr}()' is not supported",
                                  hint="use the np.* function form of supported operations")

@@ -365,6 +365,9 @@ class Reverse:
             raise self.ctx.error(s, f"{prim.key}: {exc}")
         if not prim.diff:
             return []
+        if not templates:
+            raise self.ctx.error(s, f"{prim.key} has no reverse-mode rule",
+                                 hint="use forward mode (jvp, jacfwd) for it, or see docs/subset.md")
         out_kind = self.kind(var)
         stmts = []
         for key, template in templates.items():
@@ -603,12 +606,18 @@ def run(tree, ctx, mode="grad", has_aux=False):
 
 def check_aliasing(ctx, tree, written):
     """In-place writes must go to arrays this function owns, not to views or other names' arrays."""
+    reads = {}
+    for n in gast.walk(gast.Module(body=tree.body, type_ignores=[])):
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
+            reads[n.id] = reads.get(n.id, 0) + 1
     for s in assignments(tree.body):
         t = s.targets[0]
         if isinstance(t, gast.Name) and t.id in written:
             v = s.value
             kind = ctx.kinds.get(t.id)
-            if isinstance(v, gast.Name) and isinstance(kind, Kind) and kind.is_array:
+            # `y = f(y)` is normalized to `_t = f(y); y = _t`: a temporary read only there is no alias
+            handoff = isinstance(v, gast.Name) and v.id.startswith("_t") and reads.get(v.id) == 1
+            if isinstance(v, gast.Name) and isinstance(kind, Kind) and kind.is_array and not handoff:
                 raise ctx.error(s, f"'{t.id}' is written in place but refers to the same array as '{v.id}'",
                                 hint=f"write '{t.id} = {v.id}.copy()' to work on a copy")
             if isinstance(v, gast.Subscript) and isinstance(kind, Kind) and kind.is_array:

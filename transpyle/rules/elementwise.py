@@ -6,8 +6,6 @@ import math
 
 import numpy as np
 
-from .. import runtime as rt
-from ..kinds import BOOL
 from . import define
 from .common import boolean, elementwise, floating, same
 
@@ -33,8 +31,6 @@ define("np.logical_and", [np.logical_and], "a, b", boolean("a", "b"))
 define("np.logical_or", [np.logical_or], "a, b", boolean("a", "b"))
 define("np.isnan", [np.isnan, math.isnan], "x", boolean("x"))
 define("np.isfinite", [np.isfinite, math.isfinite], "x", boolean("x"))
-# the loop test of a `for ... range` loop that can break (written by the jumps pass)
-define("rt.in_range", [rt.in_range], "i, stop, step", lambda k, s: BOOL)
 
 # ---- unary functions: y = f(x) ----------------------------------------------------------------
 _UNARY = {

@@ -1,0 +1,172 @@
+"""jacobian: the drivers that assemble Jacobians inside compiled code.
+
+``jacfwd`` runs the forward-mode function once per input direction (basis tangent), ``jacrev``
+runs the vjp function once per output direction (basis cotangent); both loop in the generated
+code, so a Jacobian is one compiled call. The drivers are written in the accepted subset (no
+slice assignment, shapes spelled per dimension), so they can themselves be transformed again:
+``hessian`` is ``jacfwd`` over the ``jacrev`` driver.
+
+Result layout follows JAX: ``out.shape + in.shape`` per (output, argument) pair, a tuple over
+arguments for a tuple ``argnums``, a tuple over outputs for a tuple output.
+"""
+from ..ast_utils import parse_stmts
+
+
+def _size(expr, kind):
+    return f"{expr}.size" if kind.ndim else "1"
+
+
+def _dims(expr, kind):
+    return [f"{expr}.shape[{d}]" for d in range(kind.ndim)]
+
+
+class _Writer:
+    def __init__(self, namer):
+        self.lines = []
+        self.namer = namer
+
+    def fresh(self, base):
+        return self.namer.fresh(base)
+
+    def emit(self, depth, text):
+        self.lines.append("    " * depth + text)
+
+
+def _finish(w, jac, out_kind, out_expr, arg_kind, arg):
+    """Reshape the (output size, argument size) matrix ``jac`` to ``out.shape + arg.shape``."""
+    dims = _dims(out_expr, out_kind) + _dims(arg, arg_kind)
+    if not dims:
+        return f"{jac}[0, 0]"
+    return f"np.reshape({jac}, ({', '.join(dims)},))"
+
+
+def _structure(per_output, tuple_out, tuple_argnums):
+    """Nest results as JAX does: outputs outside, arguments inside."""
+    parts = []
+    for per_arg in per_output:
+        parts.append(f"({', '.join(per_arg)},)" if tuple_argnums else per_arg[0])
+    return f"({', '.join(parts)},)" if tuple_out else parts[0]
+
+
+def _outputs(w, out_kinds, tuple_out, has_aux, source):
+    """Statements naming each differentiated output of ``source`` (a tuple variable or a value)."""
+    names = []
+    if has_aux:
+        value = w.fresh("_value")
+        w.emit(1, f"{value} = {source}[0]")
+        aux = w.fresh("_aux")
+        w.emit(1, f"{aux} = {source}[1]")
+        return [value], aux
+    if tuple_out:
+        for j in range(len(out_kinds)):
+            o = w.fresh("_out")
+            w.emit(1, f"{o} = {source}[{j}]")
+            names.append(o)
+        return names, None
+    return [source], None
+
+
+def jacfwd_driver(namer, name, params, wrt, kinds, out_kinds, tuple_out, has_aux, tuple_argnums, jvp_name,
+                  with_value=False):
+    """Source of ``name(*params)``: the Jacobian from one ``jvp_name`` call per input direction."""
+    w = _Writer(namer)
+    w.emit(0, f"def {name}({', '.join(params)}):")
+    zeros = {a: (f"np.zeros_like({a})" if kinds[a].ndim else "0.0") for a in wrt}
+    zero_names = {}
+    for a in wrt:
+        zero_names[a] = w.fresh("_zero")
+        w.emit(1, f"{zero_names[a]} = {zeros[a]}")
+    first, first_t = w.fresh("_primal"), w.fresh("_tangent")
+    w.emit(1, f"{first}, {first_t} = {jvp_name}({', '.join(params + [zero_names[a] for a in wrt])})")
+    outs, aux = _outputs(w, out_kinds, tuple_out, has_aux, first)
+    jacs = {}
+    for j, (o, ok) in enumerate(zip(outs, out_kinds)):
+        for a in wrt:
+            jac = w.fresh("_jac")
+            jacs[j, a] = jac
+            w.emit(1, f"{jac} = np.empty(({_size(o, ok)}, {_size(a, kinds[a])}))")
+    for a in wrt:
+        k, basis, tangent, out, tout = (w.fresh(b) for b in ("_k", "_basis", "_dir", "_o", "_t"))
+        w.emit(1, f"for {k} in range({_size(a, kinds[a])}):")
+        if kinds[a].ndim:
+            w.emit(2, f"{basis} = np.zeros({a}.size)")
+            w.emit(2, f"{basis}[{k}] = 1.0")
+            w.emit(2, f"{tangent} = np.reshape({basis}, {a}.shape)")
+        else:
+            w.emit(2, f"{tangent} = 1.0")
+        args = params + [tangent if b == a else zero_names[b] for b in wrt]
+        w.emit(2, f"{out}, {tout} = {jvp_name}({', '.join(args)})")
+        for j, ok in enumerate(out_kinds):
+            t = f"{tout}[{j}]" if tuple_out and not has_aux else tout
+            _fill_column(w, jacs[j, a], t, ok, k)
+    per_output = [[_finish(w, jacs[j, a], ok, o, kinds[a], a) for a in wrt]
+                  for j, (o, ok) in enumerate(zip(outs, out_kinds))]
+    result = _structure(per_output, tuple_out and not has_aux, tuple_argnums)
+    value = f"({outs[0]}, {aux})" if has_aux else outs[0]
+    if with_value:                     # value_and_grad: ((value, aux), gradient) with has_aux
+        result = f"({value}, {result})"
+    elif has_aux:
+        result = f"({result}, {aux})"
+    w.emit(1, f"return {result}")
+    return parse_stmts("\n".join(w.lines))[0]
+
+
+def _fill_column(w, jac, t, kind, k):
+    if not kind.ndim:
+        w.emit(2, f"{jac}[0, {k}] = {t}")
+        return
+    flat, r = w.fresh("_flat"), w.fresh("_r")
+    w.emit(2, f"{flat} = np.ravel({t})")
+    w.emit(2, f"for {r} in range({flat}.size):")
+    w.emit(3, f"{jac}[{r}, {k}] = {flat}[{r}]")
+
+
+def jacrev_driver(namer, name, params, wrt, kinds, out_kinds, tuple_out, has_aux, tuple_argnums, primal_name,
+                  vjp_name):
+    """Source of ``name(*params)``: the Jacobian from one ``vjp_name`` call per output direction."""
+    w = _Writer(namer)
+    w.emit(0, f"def {name}({', '.join(params)}):")
+    first = w.fresh("_primal")
+    w.emit(1, f"{first} = {primal_name}({', '.join(params)})")
+    outs, aux = _outputs(w, out_kinds, tuple_out, has_aux, first)
+    jacs = {}
+    for j, (o, ok) in enumerate(zip(outs, out_kinds)):
+        for a in wrt:
+            jac = w.fresh("_jac")
+            jacs[j, a] = jac
+            w.emit(1, f"{jac} = np.empty(({_size(o, ok)}, {_size(a, kinds[a])}))")
+    zero_cts = {}
+    if tuple_out and not has_aux:
+        for j, (o, ok) in enumerate(zip(outs, out_kinds)):
+            zero_cts[j] = w.fresh("_zero")
+            w.emit(1, f"{zero_cts[j]} = {'np.zeros_like(' + o + ')' if ok.ndim else '0.0'}")
+    for j, (o, ok) in enumerate(zip(outs, out_kinds)):
+        k, basis, ct, back = (w.fresh(b) for b in ("_k", "_basis", "_ct", "_b"))
+        w.emit(1, f"for {k} in range({_size(o, ok)}):")
+        if ok.ndim:
+            w.emit(2, f"{basis} = np.zeros({o}.size)")
+            w.emit(2, f"{basis}[{k}] = 1.0")
+            w.emit(2, f"{ct} = np.reshape({basis}, {o}.shape)")
+        else:
+            w.emit(2, f"{ct} = 1.0")
+        if tuple_out and not has_aux:
+            cts = [ct if i == j else zero_cts[i] for i in range(len(outs))]
+            ct_arg = f"({', '.join(cts)},)"
+        else:
+            ct_arg = ct
+        w.emit(2, f"{back} = {vjp_name}({', '.join(params)}, {ct_arg})")
+        for i, a in enumerate(wrt):
+            if kinds[a].ndim:
+                flat, r = w.fresh("_flat"), w.fresh("_r")
+                w.emit(2, f"{flat} = np.ravel({back}[{i}])")
+                w.emit(2, f"for {r} in range({flat}.size):")
+                w.emit(3, f"{jacs[j, a]}[{k}, {r}] = {flat}[{r}]")
+            else:
+                w.emit(2, f"{jacs[j, a]}[{k}, 0] = {back}[{i}]")
+    per_output = [[_finish(w, jacs[j, a], ok, o, kinds[a], a) for a in wrt]
+                  for j, (o, ok) in enumerate(zip(outs, out_kinds))]
+    result = _structure(per_output, tuple_out and not has_aux, tuple_argnums)
+    if has_aux:
+        result = f"({result}, {aux})"
+    w.emit(1, f"return {result}")
+    return parse_stmts("\n".join(w.lines))[0]

@@ -1,0 +1,20 @@
+"""Primitives that only generated code calls: tapes, loop tests, un-broadcasting, axis insertion.
+
+They matter when generated code is transformed again (``hessian`` is ``jacfwd`` over the code
+``jacrev`` generates; ``grad(grad(f))`` runs forward mode over ``grad(f)``'s code). Tapes are
+linear in what they store, so their tangents are tapes of tangents.
+"""
+import numpy as np
+
+from .. import runtime as rt
+from ..kinds import BOOL
+from . import LINEAR, define
+
+# the loop test of a `for ... range` loop that can break (written by the jumps pass)
+define("rt.in_range", [rt.in_range], "i, stop, step", lambda k, s: BOOL)
+define("rt.reserve", [rt.reserve], "tape, size", lambda k, s: k["tape"], diff=("tape",), jvp=LINEAR)
+define("rt.push", [rt.push], "tape, top, value", lambda k, s: k["tape"], diff=("tape", "value"), jvp=LINEAR)
+define("rt.unbroadcast", [rt.unbroadcast], "g, x", lambda k, s: k["g"].with_ndim(k["x"].ndim), diff=("g",),
+       jvp=LINEAR)
+define("np.expand_dims", [np.expand_dims], "x, axis", lambda k, s: k["x"].with_ndim(k["x"].ndim + 1),
+       {"x": "np.reshape(g, x.shape)"}, diff=("x",), jvp=LINEAR)
