@@ -309,6 +309,8 @@ def show(fun, mode="grad", argnums=0, args=None, kinds=None, has_aux=False, afte
         from .guess import guess_kinds
         arg_kinds = guess_kinds(fun)
     nums = tuple(n % len(arg_kinds) for n in nums)
+    if mode == "hessian":         # jacfwd over the code jacrev generates
+        fun, mode = Transformed(fun, "jacrev", argnums, has_aux), "jacfwd"
     if mode == "vjp":
         nums = tuple(range(len(arg_kinds)))
     elif mode == "jvp":           # as jvp() does: every float argument gets a tangent

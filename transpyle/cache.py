@@ -24,8 +24,22 @@ def cache_dir():
     return path
 
 
+def _runtime_digest():
+    """The run-time helpers are compiled into every generated function (Numba inlines them), so a
+    change to them must give new module names, or Numba's on-disk cache would serve old code."""
+    global _RUNTIME
+    if _RUNTIME is None:
+        from . import runtime
+        with open(runtime.__file__, "rb") as fh:
+            _RUNTIME = hashlib.sha256(fh.read()).hexdigest()
+    return _RUNTIME
+
+
+_RUNTIME = None
+
+
 def module_key(text, stem):
-    digest = hashlib.sha256((__version__ + "\0" + text).encode()).hexdigest()[:20]
+    digest = hashlib.sha256((__version__ + "\0" + _runtime_digest() + "\0" + text).encode()).hexdigest()[:20]
     safe = "".join(c if c.isalnum() else "_" for c in stem)[:40]
     return f"tp_{safe}_{digest}"
 

@@ -45,7 +45,7 @@ def main(argv=None):
     sub = parser.add_subparsers(dest="command", required=True)
     show = sub.add_parser("show", help="print the generated source of a transform")
     show.add_argument("target", help="FILE.py:FUNC or package.module:FUNC")
-    show.add_argument("--mode", default="grad", choices=["primal", "grad", "value_and_grad", "vjp", "jvp"])
+    show.add_argument("--mode", default="grad", choices=["primal", "grad", "value_and_grad", "vjp", "jvp", "jacfwd", "jacrev", "hessian"])
     show.add_argument("--argnums", default="0", help="argument positions to differentiate, e.g. 0 or 0,2")
     show.add_argument("--kinds", default=None,
                       help="argument kinds, e.g. 'f8[:],f8[:,:],f8' (default: guessed from how they are used)")

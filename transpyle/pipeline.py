@@ -10,7 +10,7 @@ import sys
 import gast
 
 from . import __version__
-from .ast_utils import all_names, to_source
+from .ast_utils import all_names, comment, to_source
 from .context import Context, NeedKinds
 from .errors import TranspileError
 from .kinds import Kind, kind_of_value
@@ -156,6 +156,8 @@ def _jacobian(tree, ctx, mode, has_aux, tuple_argnums, diff_outputs, with_value=
         ctx.helpers = [primal, rev]
         driver = jacobian.jacrev_driver(ctx.namer, f"{name}_jacrev", params, ctx.wrt, ctx.arg_kinds, out_kinds,
                                         tuple_out, has_aux, tuple_argnums, primal.name, rev.name)
+    how = "one jvp per input element" if mode == "jacfwd" else "one vjp per output element"
+    driver.body.insert(0, comment(f"transpyle: {mode} of {name} with respect to {', '.join(ctx.wrt)}: {how}"))
     return driver.name, driver, ctx
 
 

@@ -35,10 +35,11 @@ def push(tape, top, value):
 
 
 def reserve(tape, size):
-    """A tape with room for ``size`` entries (the trip count, when known before a loop)."""
+    """A tape with room for ``size`` entries (the trip count, when known before a loop). It grows
+    at least twofold, so reserving before an inner loop on every outer iteration stays linear."""
     if size <= tape.shape[0]:
         return tape
-    bigger = np.empty(size, tape.dtype)
+    bigger = np.empty(max(size, 2 * tape.shape[0]), tape.dtype)
     _copy_rows(tape, bigger, tape.shape[0])
     return bigger
 
