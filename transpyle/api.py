@@ -89,7 +89,7 @@ def _with_captured(compiled, nargs, getters):
 class Transformed:
     """A function transformed by one transform; compiled lazily per argument kinds."""
 
-    def __init__(self, fun, mode, argnums=0, has_aux=False, backend=None):
+    def __init__(self, fun, mode, argnums=0, has_aux=False, backend=None, holomorphic=False):
         if not callable(fun):
             raise TranspileError(f"expected a function, got {type(fun).__name__}")
         if not inspect.isfunction(fun) and not isinstance(fun, Transformed):
@@ -100,6 +100,7 @@ class Transformed:
         self.fun = fun
         self.mode = mode
         self.has_aux = has_aux
+        self.holomorphic = holomorphic
         self.backend = backend
         self.argnums, self.tuple_argnums = _normalize_argnums(fun, argnums)
         try:
@@ -129,7 +130,7 @@ class Transformed:
             self._check_argnums(len(args))
             argnums = tuple(n % len(args) for n in self.argnums)
             fname, tree, ctx = pipeline.transform(self.fun, self.mode, argnums, kinds, self.has_aux,
-                                                  self.tuple_argnums)
+                                                  self.tuple_argnums, holomorphic=self.holomorphic)
             text = pipeline.module_source(tree, ctx)
             module = load_module(text, fname)
             getters = [getter for _, getter, _ in ctx.captured.values()]
@@ -145,7 +146,7 @@ class Transformed:
         transform reads as its source (generated code stays inside the accepted subset)."""
         argnums = tuple(n % len(kinds) for n in self.argnums)
         fname, tree, ctx = pipeline.transform(self.fun, self.mode, argnums, kinds, self.has_aux,
-                                              self.tuple_argnums)
+                                              self.tuple_argnums, holomorphic=self.holomorphic)
         if ctx.captured:
             raise TranspileError(f"'{getattr(self.fun, '__name__', self.fun)}' reads module-level arrays "
                                  f"({', '.join(p for p, _, _ in ctx.captured.values())}); transforms of its "
@@ -170,10 +171,10 @@ class Transformed:
 
 
 def _decorator(mode):
-    def transform(fun=None, argnums=0, has_aux=False, backend=None):
+    def transform(fun=None, argnums=0, has_aux=False, holomorphic=False, backend=None):
         if fun is None:       # used as @transpyle.grad(argnums=1)
-            return lambda f: Transformed(f, mode, argnums, has_aux, backend)
-        return Transformed(fun, mode, argnums, has_aux, backend)
+            return lambda f: Transformed(f, mode, argnums, has_aux, backend, holomorphic)
+        return Transformed(fun, mode, argnums, has_aux, backend, holomorphic)
     return transform
 
 
@@ -182,7 +183,9 @@ grad.__doc__ = """Gradient of a scalar function with respect to argument(s) ``ar
 
 ``grad(f)(x, ...)`` has the shape of ``x``; with a tuple ``argnums`` a tuple of gradients.
 With ``has_aux=True`` ``f`` returns ``(value, aux)`` and the result is ``(gradient, aux)``.
-``backend`` is ``"numba"`` (default, or ``$TRANSPYLE_BACKEND``) or ``"numpy"``."""
+``backend`` is ``"numba"`` (default, or ``$TRANSPYLE_BACKEND``) or ``"numpy"``.
+A complex output needs ``holomorphic=True`` (then the result is f'(z)); a real output of complex
+arguments gives JAX's convention, df/dx - i df/dy."""
 
 value_and_grad = _decorator("value_and_grad")
 value_and_grad.__doc__ = """Like :func:`grad` but returns ``(value, gradient)`` (``((value, aux), gradient)``
@@ -287,13 +290,14 @@ jacrev.__doc__ = """Jacobian by reverse mode: one compiled call that runs the vj
 Same layout as :func:`jacfwd`; cheaper when outputs are fewer than inputs."""
 
 
-def hessian(fun, argnums=0, has_aux=False, backend=None):
+def hessian(fun, argnums=0, has_aux=False, holomorphic=False, backend=None):
     """Second derivatives of a scalar function: ``jacfwd(jacrev(f))`` (forward over reverse), shape
     ``in.shape + in.shape``."""
-    return Transformed(Transformed(fun, "jacrev", argnums, has_aux, backend), "jacfwd", argnums, has_aux, backend)
+    inner = Transformed(fun, "jacrev", argnums, has_aux, backend, holomorphic)
+    return Transformed(inner, "jacfwd", argnums, has_aux, backend, holomorphic)
 
 
-def show(fun, mode="grad", argnums=0, args=None, kinds=None, has_aux=False, after=None):
+def show(fun, mode="grad", argnums=0, args=None, kinds=None, has_aux=False, after=None, holomorphic=False):
     """The generated source for ``fun`` under ``mode`` (what is compiled).
 
     Specialisation needs the argument kinds: give example ``args``, or ``kinds`` as strings
@@ -310,7 +314,7 @@ def show(fun, mode="grad", argnums=0, args=None, kinds=None, has_aux=False, afte
         arg_kinds = guess_kinds(fun)
     nums = tuple(n % len(arg_kinds) for n in nums)
     if mode == "hessian":         # jacfwd over the code jacrev generates
-        fun, mode = Transformed(fun, "jacrev", argnums, has_aux), "jacfwd"
+        fun, mode = Transformed(fun, "jacrev", argnums, has_aux, holomorphic=holomorphic), "jacfwd"
     if mode == "vjp":
         nums = tuple(range(len(arg_kinds)))
     elif mode == "jvp":           # as jvp() does: every float argument gets a tangent
@@ -324,12 +328,14 @@ def show(fun, mode="grad", argnums=0, args=None, kinds=None, has_aux=False, afte
         os.environ["TRANSPYLE_DUMP"] = after
         try:
             with contextlib.redirect_stderr(buf):
-                pipeline.transform(fun, mode, nums, arg_kinds, has_aux, tuple_argnums, after=after)
+                pipeline.transform(fun, mode, nums, arg_kinds, has_aux, tuple_argnums, after=after,
+                                   holomorphic=holomorphic)
         finally:
             if old is None:
                 os.environ.pop("TRANSPYLE_DUMP", None)
             else:
                 os.environ["TRANSPYLE_DUMP"] = old
         return buf.getvalue()
-    fname, tree, ctx = pipeline.transform(fun, mode, nums, arg_kinds, has_aux, tuple_argnums)
+    fname, tree, ctx = pipeline.transform(fun, mode, nums, arg_kinds, has_aux, tuple_argnums,
+                                          holomorphic=holomorphic)
     return pipeline.module_source(tree, ctx)

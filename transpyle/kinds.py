@@ -19,6 +19,10 @@ class Kind:
         return self.dtype.startswith(("float", "complex"))
 
     @property
+    def is_complex(self):
+        return self.dtype.startswith("complex")
+
+    @property
     def is_array(self):
         return self.ndim > 0
 

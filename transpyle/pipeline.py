@@ -53,7 +53,8 @@ def prepare(tree, unit, ctx):
     return tree
 
 
-def transform(func, mode="grad", argnums=(0,), arg_kinds=(), has_aux=False, tuple_argnums=False, after=None):
+def transform(func, mode="grad", argnums=(0,), arg_kinds=(), has_aux=False, tuple_argnums=False, after=None,
+              holomorphic=False):
     """Run the pipeline on ``func``; returns (function name, gast FunctionDef, Context)."""
     if mode not in MODES:
         raise TranspileError(f"unknown mode '{mode}'", hint="one of: " + ", ".join(MODES))
@@ -62,7 +63,7 @@ def transform(func, mode="grad", argnums=(0,), arg_kinds=(), has_aux=False, tupl
         # a transformed function: its generated code is the input (it is inside the subset)
         func = func.generated_function(arg_kinds)
     unit = read_function(func)
-    ctx = Context(source=unit, mode=mode, options={"tuple_argnums": tuple_argnums})
+    ctx = Context(source=unit, mode=mode, options={"tuple_argnums": tuple_argnums, "holomorphic": holomorphic})
     tree = copy.deepcopy(unit.tree)
     ctx.namer.reserve(all_names(tree) | {"np", "math", "rt", "_value", "_ct", "_retval"})
     params = [a.id for a in tree.args.args]
@@ -73,6 +74,10 @@ def transform(func, mode="grad", argnums=(0,), arg_kinds=(), has_aux=False, tupl
     ctx.wrt = tuple(params[i] for i in argnums) if mode != "primal" else ()
     for w in ctx.wrt:
         k = ctx.arg_kinds[w]
+        if holomorphic and mode != "primal" and not (isinstance(k, Kind) and k.is_complex):
+            raise TranspileError(f"holomorphic=True needs complex arguments, but '{w}' is {k}",
+                                 filename=unit.filename, lineno=tree.lineno, construct=f"def {unit.name}",
+                                 hint="pass complex values (x + 0j), or drop holomorphic=True")
         if not (isinstance(k, Kind) and k.is_float):
             raise TranspileError(f"cannot differentiate with respect to '{w}' of type {k}",
                                  filename=unit.filename, lineno=tree.lineno, construct=f"def {unit.name}",
@@ -137,6 +142,13 @@ def _jacobian(tree, ctx, mode, has_aux, tuple_argnums, diff_outputs, with_value=
         if not (isinstance(k, Kind) and k.is_float):
             raise ctx.error(ret, f"{mode} needs float outputs (scalars or arrays), but one is {k}",
                             hint="return float values, or use has_aux=True for the others")
+        if k.is_complex and not ctx.options.get("holomorphic"):
+            raise ctx.error(ret, f"{mode} of a complex output needs holomorphic=True", hint="pass holomorphic=True")
+    if mode == "jacfwd" and not ctx.options.get("holomorphic") and \
+            any(ctx.arg_kinds[w].is_complex for w in ctx.wrt):
+        raise ctx.error(ret, "jacfwd of complex arguments needs holomorphic=True",
+                        hint="pass holomorphic=True, or use jacrev for a real function of complex arguments")
+    complex_result = any(k.is_complex for k in out_kinds) or any(ctx.arg_kinds[w].is_complex for w in ctx.wrt)
     params = [a.id for a in tree.args.args]
     name = ctx.source.name
     if mode == "jacfwd":
@@ -146,7 +158,7 @@ def _jacobian(tree, ctx, mode, has_aux, tuple_argnums, diff_outputs, with_value=
         ctx.helpers = [fwd]
         driver = jacobian.jacfwd_driver(ctx.namer, f"{name}_{'grad' if with_value else mode}", params, ctx.wrt,
                                         ctx.arg_kinds, out_kinds, tuple_out, has_aux, tuple_argnums, fwd.name,
-                                        with_value=with_value)
+                                        with_value=with_value, complex_result=complex_result)
     else:
         primal = copy.deepcopy(tree)
         primal.name = f"{name}_primal"
@@ -155,7 +167,8 @@ def _jacobian(tree, ctx, mode, has_aux, tuple_argnums, diff_outputs, with_value=
         reverse.run(rev, ctx, mode="vjp", has_aux=has_aux)
         ctx.helpers = [primal, rev]
         driver = jacobian.jacrev_driver(ctx.namer, f"{name}_jacrev", params, ctx.wrt, ctx.arg_kinds, out_kinds,
-                                        tuple_out, has_aux, tuple_argnums, primal.name, rev.name)
+                                        tuple_out, has_aux, tuple_argnums, primal.name, rev.name,
+                                        complex_result=complex_result)
     how = "one jvp per input element" if mode == "jacfwd" else "one vjp per output element"
     driver.body.insert(0, comment(f"transpyle: {mode} of {name} with respect to {', '.join(ctx.wrt)}: {how}"))
     return driver.name, driver, ctx
@@ -176,6 +189,10 @@ def _check_scalar_output(ctx, tree, ret, has_aux):
                             hint="return value, aux")
         value = value.elts[0]
     kind = ctx.expr_kind(value)
+    if isinstance(kind, Kind) and kind.is_complex and not ctx.options.get("holomorphic"):
+        raise ctx.error(ret, f"grad of a complex output needs holomorphic=True ('{ctx.source.name}' returns {kind})",
+                        hint="use grad(f, holomorphic=True) for holomorphic f, or return a real value "
+                             "(np.real, abs) to get df/dx - i df/dy")
     if not (isinstance(kind, Kind) and kind.ndim == 0 and kind.is_float) and \
             not (isinstance(kind, Kind) and kind.ndim == 0 and isinstance(value, gast.Constant)):
         raise ctx.error(ret, f"grad requires a real scalar output, but '{ctx.source.name}' returns {kind}",

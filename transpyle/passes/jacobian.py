@@ -67,10 +67,11 @@ def _outputs(w, out_kinds, tuple_out, has_aux, source):
 
 
 def jacfwd_driver(namer, name, params, wrt, kinds, out_kinds, tuple_out, has_aux, tuple_argnums, jvp_name,
-                  with_value=False):
+                  with_value=False, complex_result=False):
     """Source of ``name(*params)``: the Jacobian from one ``jvp_name`` call per input direction."""
     w = _Writer(namer)
     w.emit(0, f"def {name}({', '.join(params)}):")
+    dtype = ", np.complex128" if complex_result else ""
     zeros = {a: (f"np.zeros_like({a})" if kinds[a].ndim else "0.0") for a in wrt}
     zero_names = {}
     for a in wrt:
@@ -84,7 +85,7 @@ def jacfwd_driver(namer, name, params, wrt, kinds, out_kinds, tuple_out, has_aux
         for a in wrt:
             jac = w.fresh("_jac")
             jacs[j, a] = jac
-            w.emit(1, f"{jac} = np.empty(({_size(o, ok)}, {_size(a, kinds[a])}))")
+            w.emit(1, f"{jac} = np.empty(({_size(o, ok)}, {_size(a, kinds[a])}){dtype})")
     for a in wrt:
         k, basis, tangent, out, tout = (w.fresh(b) for b in ("_k", "_basis", "_dir", "_o", "_t"))
         w.emit(1, f"for {k} in range({_size(a, kinds[a])}):")
@@ -122,10 +123,11 @@ def _fill_column(w, jac, t, kind, k):
 
 
 def jacrev_driver(namer, name, params, wrt, kinds, out_kinds, tuple_out, has_aux, tuple_argnums, primal_name,
-                  vjp_name):
+                  vjp_name, complex_result=False):
     """Source of ``name(*params)``: the Jacobian from one ``vjp_name`` call per output direction."""
     w = _Writer(namer)
     w.emit(0, f"def {name}({', '.join(params)}):")
+    dtype = ", np.complex128" if complex_result else ""
     first = w.fresh("_primal")
     w.emit(1, f"{first} = {primal_name}({', '.join(params)})")
     outs, aux = _outputs(w, out_kinds, tuple_out, has_aux, first)
@@ -134,7 +136,7 @@ def jacrev_driver(namer, name, params, wrt, kinds, out_kinds, tuple_out, has_aux
         for a in wrt:
             jac = w.fresh("_jac")
             jacs[j, a] = jac
-            w.emit(1, f"{jac} = np.empty(({_size(o, ok)}, {_size(a, kinds[a])}))")
+            w.emit(1, f"{jac} = np.empty(({_size(o, ok)}, {_size(a, kinds[a])}){dtype})")
     zero_cts = {}
     if tuple_out and not has_aux:
         for j, (o, ok) in enumerate(zip(outs, out_kinds)):

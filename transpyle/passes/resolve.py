@@ -4,6 +4,7 @@ registered for inlining, module constants are bound, and anything that cannot be
 no rule is an error naming the user's line.
 """
 import builtins
+import cmath
 import math
 import types
 
@@ -51,6 +52,10 @@ def _spellings():
                 obj = getattr(module, attr)
                 if rules.by_object(obj) is not None:
                     table.setdefault(id(obj), (obj, prefix + attr))
+        for attr in dir(cmath):       # cmath functions are written as the np.* primitive they are
+            prim = rules.by_object(getattr(cmath, attr))
+            if prim is not None:
+                table.setdefault(id(getattr(cmath, attr)), (getattr(cmath, attr), prim.key))
         for attr in ("abs", "max", "min", "float", "int", "len", "round", "pow"):
             obj = getattr(builtins, attr)
             table[id(obj)] = (obj, attr)

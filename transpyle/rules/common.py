@@ -45,6 +45,13 @@ def boolean(*names):
     return lambda k, s: BOOL.with_ndim(max(k[n].ndim for n in names))
 
 
+def real_of(kind):
+    """The real kind of the same precision (complex128 -> float64); real kinds unchanged."""
+    if kind.is_complex:
+        return kind.with_dtype("float64")
+    return float_of(kind)
+
+
 def integer(k, s):
     return INT
 
@@ -86,5 +93,5 @@ def dtype_of(node, default="float64"):
     raise StaticError("dtype must be written as np.float64, np.float32, float, int or bool")
 
 
-__all__ = ["Kind", "BOOL", "INT", "promote", "float_of", "const_value", "axis_of", "same", "elementwise",
+__all__ = ["Kind", "BOOL", "INT", "promote", "float_of", "real_of", "const_value", "axis_of", "same", "elementwise",
            "floating", "boolean", "integer", "reduced", "shape_rank", "dtype_of", "StaticError"]

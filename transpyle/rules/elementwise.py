@@ -2,12 +2,13 @@
 
 Every contribution here is un-broadcast to its operand's shape by the shared helper.
 """
+import cmath
 import math
 
 import numpy as np
 
 from . import define
-from .common import boolean, elementwise, floating, same
+from .common import StaticError, boolean, elementwise, floating, real_of, same
 
 # ---- operators (keys are the gast operator class names) -------------------------------------
 define("Add", [], "a, b", elementwise("a", "b"), {"a": "g", "b": "g"}, broadcasts=True)
@@ -25,8 +26,16 @@ define("Mod", [np.mod, np.remainder], "a, b", elementwise("a", "b"),
 define("USub", [np.negative], "x", same("x"), {"x": "-g"}, broadcasts=True)
 define("UAdd", [np.positive], "x", same("x"), {"x": "g"}, broadcasts=True)
 define("Not", [np.logical_not], "x", boolean("x"))
-for _op in ("Eq", "NotEq", "Lt", "LtE", "Gt", "GtE"):
+def _ordered(k, s):
+    if k["a"].is_complex or k["b"].is_complex:
+        raise StaticError("complex numbers cannot be ordered", )
+    return boolean("a", "b")(k, s)
+
+
+for _op in ("Eq", "NotEq"):
     define(_op, [], "a, b", boolean("a", "b"))
+for _op in ("Lt", "LtE", "Gt", "GtE"):
+    define(_op, [], "a, b", _ordered)
 define("np.logical_and", [np.logical_and], "a, b", boolean("a", "b"))
 define("np.logical_or", [np.logical_or], "a, b", boolean("a", "b"))
 define("np.isnan", [np.isnan, math.isnan], "x", boolean("x"))
@@ -34,33 +43,56 @@ define("np.isfinite", [np.isfinite, math.isfinite], "x", boolean("x"))
 
 # ---- unary functions: y = f(x) ----------------------------------------------------------------
 _UNARY = {
-    "sin": ("g * np.cos(x)", [math.sin]),
-    "cos": ("-g * np.sin(x)", [math.cos]),
-    "tan": ("g * (1.0 + y * y)", [math.tan]),
-    "exp": ("g * y", [math.exp]),
+    "sin": ("g * np.cos(x)", [math.sin, cmath.sin]),
+    "cos": ("-g * np.sin(x)", [math.cos, cmath.cos]),
+    "tan": ("g * (1.0 + y * y)", [math.tan, cmath.tan]),
+    "exp": ("g * y", [math.exp, cmath.exp]),
     "exp2": ("g * y * 0.6931471805599453", []),
-    "log": ("g / x", [math.log]),
+    "log": ("g / x", [math.log, cmath.log]),
     "log2": ("g / (x * 0.6931471805599453)", [math.log2]),
-    "log10": ("g / (x * 2.302585092994046)", [math.log10]),
+    "log10": ("g / (x * 2.302585092994046)", [math.log10, cmath.log10]),
     "log1p": ("g / (1.0 + x)", [math.log1p]),
     "expm1": ("g * (y + 1.0)", [math.expm1]),
-    "sqrt": ("g * 0.5 / y", [math.sqrt]),
+    "sqrt": ("g * 0.5 / y", [math.sqrt, cmath.sqrt]),
     "square": ("2.0 * g * x", []),
     "reciprocal": ("-g * y * y", []),
-    "tanh": ("g * (1.0 - y * y)", [math.tanh]),
-    "sinh": ("g * np.cosh(x)", [math.sinh]),
-    "cosh": ("g * np.sinh(x)", [math.cosh]),
-    "arctan": ("g / (1.0 + x * x)", [math.atan]),
-    "arcsin": ("g / np.sqrt(1.0 - x * x)", [math.asin]),
-    "arccos": ("-g / np.sqrt(1.0 - x * x)", [math.acos]),
-    "arcsinh": ("g / np.sqrt(x * x + 1.0)", [math.asinh]),
-    "arccosh": ("g / np.sqrt(x * x - 1.0)", [math.acosh]),
-    "arctanh": ("g / (1.0 - x * x)", [math.atanh]),
-    # |x|: slope +1 at x == 0, as in JAX
-    "abs": ("g * (2.0 * (x >= 0) - 1.0)", [np.absolute, abs, math.fabs]),
+    "tanh": ("g * (1.0 - y * y)", [math.tanh, cmath.tanh]),
+    "sinh": ("g * np.cosh(x)", [math.sinh, cmath.sinh]),
+    "cosh": ("g * np.sinh(x)", [math.cosh, cmath.cosh]),
+    "arctan": ("g / (1.0 + x * x)", [math.atan, cmath.atan]),
+    "arcsin": ("g / np.sqrt(1.0 - x * x)", [math.asin, cmath.asin]),
+    "arccos": ("-g / np.sqrt(1.0 - x * x)", [math.acos, cmath.acos]),
+    "arcsinh": ("g / np.sqrt(x * x + 1.0)", [math.asinh, cmath.asinh]),
+    "arccosh": ("g / np.sqrt(x * x - 1.0)", [math.acosh, cmath.acosh]),
+    "arctanh": ("g / (1.0 - x * x)", [math.atanh, cmath.atanh]),
 }
 for _name, (_rule, _more) in _UNARY.items():
     define(f"np.{_name}", [getattr(np, _name)] + _more, "x", floating("x"), {"x": _rule}, broadcasts=True)
+
+
+# ---- functions that are not holomorphic on complex values ----------------------------------------
+# For a real output of complex z the adjoint follows JAX: df/dx - i df/dy; tangents are real parts.
+def _abs_vjp(k, s):
+    if k["x"].is_complex:
+        return {"x": "g * np.conj(x) / y"}
+    return {"x": "g * (2.0 * (x >= 0) - 1.0)"}        # |x|: slope +1 at x == 0, as in JAX
+
+
+def _abs_jvp(k, s):
+    if k["x"].is_complex:
+        return {"x": "np.real(np.conj(x) * t) / y"}
+    return _abs_vjp(k, s)
+
+
+define("np.abs", [np.abs, np.absolute, abs, math.fabs], "x", lambda k, s: real_of(k["x"]), _abs_vjp,
+       broadcasts=True, jvp=_abs_jvp)
+define("np.real", [np.real], "x", lambda k, s: real_of(k["x"]), {"x": "g"}, broadcasts=True,
+       jvp={"x": "np.real(t)"})
+define("np.imag", [np.imag], "x", lambda k, s: real_of(k["x"]),
+       lambda k, s: {"x": "-1j * g" if k["x"].is_complex else "0.0 * g"}, broadcasts=True,
+       jvp={"x": "np.imag(t)"})
+define("np.conj", [np.conj, np.conjugate], "x", same("x"), {"x": "np.conj(g)"}, broadcasts=True,
+       jvp={"x": "np.conj(t)"})
 
 # piecewise-constant functions: derivative zero almost everywhere
 for _name, _more in {"sign": [], "floor": [math.floor], "ceil": [math.ceil], "round": [round],
