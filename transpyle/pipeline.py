@@ -44,6 +44,9 @@ def prepare(tree, unit, ctx):
     saved = ctx.source
     if unit is not None:
         ctx.source = unit
+    # the callee's own names must not be handed out as fresh temporaries while it is normalized
+    # (generated code, inlined into a transform of a transform, is full of `_t3`-style names)
+    ctx.namer.reserve(all_names(tree))
     try:
         resolve.run(tree, ctx, unit)
         jumps.run(tree, ctx)

@@ -72,22 +72,16 @@ def jacfwd_driver(namer, name, params, wrt, kinds, out_kinds, tuple_out, has_aux
     w = _Writer(namer)
     w.emit(0, f"def {name}({', '.join(params)}):")
     dtype = ", np.complex128" if complex_result else ""
-    zeros = {a: (f"np.zeros_like({a})" if kinds[a].ndim else "0.0") for a in wrt}
     zero_names = {}
-    for a in wrt:
-        zero_names[a] = w.fresh("_zero")
-        w.emit(1, f"{zero_names[a]} = {zeros[a]}")
-    first, first_t = w.fresh("_primal"), w.fresh("_tangent")
-    w.emit(1, f"{first}, {first_t} = {jvp_name}({', '.join(params + [zero_names[a] for a in wrt])})")
-    outs, aux = _outputs(w, out_kinds, tuple_out, has_aux, first)
-    jacs = {}
-    for j, (o, ok) in enumerate(zip(outs, out_kinds)):
+    if len(wrt) > 1:                   # the other arguments' tangents stay zero
         for a in wrt:
-            jac = w.fresh("_jac")
-            jacs[j, a] = jac
-            w.emit(1, f"{jac} = np.empty(({_size(o, ok)}, {_size(a, kinds[a])}){dtype})")
+            zero_names[a] = w.fresh("_zero")
+            w.emit(1, f"{zero_names[a]} = {'np.zeros_like(' + a + ')' if kinds[a].ndim else '0.0'}")
+    jacs = {(j, a): w.fresh("_jac") for j in range(len(out_kinds)) for a in wrt}
+    first_out = None
     for a in wrt:
         k, basis, tangent, out, tout = (w.fresh(b) for b in ("_k", "_basis", "_dir", "_o", "_t"))
+        first_out = first_out or out
         w.emit(1, f"for {k} in range({_size(a, kinds[a])}):")
         if kinds[a].ndim:
             w.emit(2, f"{basis} = np.zeros({a}.size)")
@@ -97,9 +91,19 @@ def jacfwd_driver(namer, name, params, wrt, kinds, out_kinds, tuple_out, has_aux
             w.emit(2, f"{tangent} = 1.0")
         args = params + [tangent if b == a else zero_names[b] for b in wrt]
         w.emit(2, f"{out}, {tout} = {jvp_name}({', '.join(args)})")
+        # the Jacobian is allocated at the first direction, once the output's size is known
+        w.emit(2, f"if {k} == 0:")
+        for j, ok in enumerate(out_kinds):
+            part = f"{out}[{j}]" if tuple_out and not has_aux else (f"{out}[0]" if has_aux else out)
+            if ok.ndim and part != out:
+                named = w.fresh("_part")
+                w.emit(3, f"{named} = {part}")
+                part = named
+            w.emit(3, f"{jacs[j, a]} = np.empty(({_size(part, ok)}, {_size(a, kinds[a])}){dtype})")
         for j, ok in enumerate(out_kinds):
             t = f"{tout}[{j}]" if tuple_out and not has_aux else tout
             _fill_column(w, jacs[j, a], t, ok, k)
+    outs, aux = _outputs(w, out_kinds, tuple_out, has_aux, first_out)
     per_output = [[_finish(w, jacs[j, a], ok, o, kinds[a], a) for a in wrt]
                   for j, (o, ok) in enumerate(zip(outs, out_kinds))]
     result = _structure(per_output, tuple_out and not has_aux, tuple_argnums)
