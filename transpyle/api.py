@@ -101,6 +101,7 @@ class Transformed:
         self.mode = mode
         self.has_aux = has_aux
         self.holomorphic = holomorphic
+        self.transform_options = {}
         self.backend = backend
         self.argnums, self.tuple_argnums = _normalize_argnums(fun, argnums)
         try:
@@ -130,7 +131,8 @@ class Transformed:
             self._check_argnums(len(args))
             argnums = tuple(n % len(args) for n in self.argnums)
             fname, tree, ctx = pipeline.transform(self.fun, self.mode, argnums, kinds, self.has_aux,
-                                                  self.tuple_argnums, holomorphic=self.holomorphic)
+                                                  self.tuple_argnums, holomorphic=self.holomorphic,
+                                                  **self.transform_options)
             text = pipeline.module_source(tree, ctx)
             module = load_module(text, fname)
             getters = [getter for _, getter, _ in ctx.captured.values()]
@@ -146,7 +148,8 @@ class Transformed:
         transform reads as its source (generated code stays inside the accepted subset)."""
         argnums = tuple(n % len(kinds) for n in self.argnums)
         fname, tree, ctx = pipeline.transform(self.fun, self.mode, argnums, kinds, self.has_aux,
-                                              self.tuple_argnums, holomorphic=self.holomorphic)
+                                              self.tuple_argnums, holomorphic=self.holomorphic,
+                                              **self.transform_options)
         if ctx.captured:
             raise TranspileError(f"'{getattr(self.fun, '__name__', self.fun)}' reads module-level arrays "
                                  f"({', '.join(p for p, _, _ in ctx.captured.values())}); transforms of its "
@@ -290,6 +293,41 @@ jacrev.__doc__ = """Jacobian by reverse mode: one compiled call that runs the vj
 Same layout as :func:`jacfwd`; cheaper when outputs are fewer than inputs."""
 
 
+class Vmapped(Transformed):
+    """``vmap(f)``: f run over a batch; the batch sizes are checked on every call, as in JAX."""
+
+    def __init__(self, fun, in_axes=0, out_axes=0, backend=None):
+        super().__init__(fun, "vmap", 0, False, backend)
+        self.in_axes, self.out_axes = in_axes, out_axes
+        self.transform_options = {"in_axes": in_axes, "out_axes": out_axes}
+
+    def __call__(self, *args, **kwargs):
+        args = tuple(_prepare_arg(a) for a in _bind(self.fun, self.signature, args, kwargs))
+        self._check_batch(args)
+        return self._entry(args)(*args)
+
+    def _check_batch(self, args):
+        from .passes.batch import normalize_in_axes
+        axes = normalize_in_axes(self.in_axes, _kinds(args), getattr(self.fun, "__name__", "f"))
+        sizes = {i: np.shape(a)[ax] for i, (a, ax) in enumerate(zip(args, axes)) if ax is not None}
+        if len(set(sizes.values())) > 1:
+            names = list(self.signature.parameters) if self.signature is not None else []
+            desc = ", ".join(f"{names[i] if i < len(names) else 'argument ' + str(i)} has size {n} along axis "
+                             f"{axes[i]}" for i, n in sizes.items())
+            raise TranspileError(f"vmap got inconsistent batch sizes: {desc}",
+                                 hint="all batched arguments need the same size along their in_axes")
+        if 0 in sizes.values():
+            raise TranspileError("vmap over an empty batch", hint="pass at least one example")
+
+
+def vmap(fun=None, in_axes=0, out_axes=0, backend=None):
+    """``f`` over a batch: ``in_axes`` an int, None (broadcast) or a tuple per argument; ``out_axes`` an
+    int or a tuple per output. Compiled by loop lifting: the per-example code runs in a parallel loop."""
+    if fun is None:
+        return lambda f: Vmapped(f, in_axes, out_axes, backend)
+    return Vmapped(fun, in_axes, out_axes, backend)
+
+
 def hessian(fun, argnums=0, has_aux=False, holomorphic=False, backend=None):
     """Second derivatives of a scalar function: ``jacfwd(jacrev(f))`` (forward over reverse), shape
     ``in.shape + in.shape``."""
@@ -297,7 +335,8 @@ def hessian(fun, argnums=0, has_aux=False, holomorphic=False, backend=None):
     return Transformed(inner, "jacfwd", argnums, has_aux, backend, holomorphic)
 
 
-def show(fun, mode="grad", argnums=0, args=None, kinds=None, has_aux=False, after=None, holomorphic=False):
+def show(fun, mode="grad", argnums=0, args=None, kinds=None, has_aux=False, after=None, holomorphic=False,
+         in_axes=0, out_axes=0):
     """The generated source for ``fun`` under ``mode`` (what is compiled).
 
     Specialisation needs the argument kinds: give example ``args``, or ``kinds`` as strings
@@ -329,7 +368,7 @@ def show(fun, mode="grad", argnums=0, args=None, kinds=None, has_aux=False, afte
         try:
             with contextlib.redirect_stderr(buf):
                 pipeline.transform(fun, mode, nums, arg_kinds, has_aux, tuple_argnums, after=after,
-                                   holomorphic=holomorphic)
+                                   holomorphic=holomorphic, in_axes=in_axes, out_axes=out_axes)
         finally:
             if old is None:
                 os.environ.pop("TRANSPYLE_DUMP", None)
@@ -337,5 +376,5 @@ def show(fun, mode="grad", argnums=0, args=None, kinds=None, has_aux=False, afte
                 os.environ["TRANSPYLE_DUMP"] = old
         return buf.getvalue()
     fname, tree, ctx = pipeline.transform(fun, mode, nums, arg_kinds, has_aux, tuple_argnums,
-                                          holomorphic=holomorphic)
+                                          holomorphic=holomorphic, in_axes=in_axes, out_axes=out_axes)
     return pipeline.module_source(tree, ctx)

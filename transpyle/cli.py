@@ -45,11 +45,12 @@ def main(argv=None):
     sub = parser.add_subparsers(dest="command", required=True)
     show = sub.add_parser("show", help="print the generated source of a transform")
     show.add_argument("target", help="FILE.py:FUNC or package.module:FUNC")
-    show.add_argument("--mode", default="grad", choices=["primal", "grad", "value_and_grad", "vjp", "jvp", "jacfwd", "jacrev", "hessian"])
+    show.add_argument("--mode", default="grad", choices=["primal", "grad", "value_and_grad", "vjp", "jvp", "jacfwd", "jacrev", "hessian", "vmap"])
     show.add_argument("--argnums", default="0", help="argument positions to differentiate, e.g. 0 or 0,2")
     show.add_argument("--kinds", default=None,
                       help="argument kinds, e.g. 'f8[:],f8[:,:],f8' (default: guessed from how they are used)")
     show.add_argument("--after", default=None, help="print the function after this pass instead")
+    show.add_argument("--in-axes", default="0", help="for --mode vmap: one axis or None per argument, e.g. 0,None")
     sub.add_parser("demo", help="fit a logistic regression written as a Python loop, with transpyle.grad")
     opts = parser.parse_args(argv)
     if opts.command == "demo":
@@ -58,12 +59,18 @@ def main(argv=None):
     func = load_target(opts.target)
     kinds = _split_kinds(opts.kinds) if opts.kinds else None
     try:
-        text = api.show(func, mode=opts.mode, argnums=_argnums(opts.argnums), kinds=kinds, after=opts.after)
+        text = api.show(func, mode=opts.mode, argnums=_argnums(opts.argnums), kinds=kinds, after=opts.after,
+                        in_axes=_in_axes(opts.in_axes))
     except TranspileError as exc:
         print(f"transpyle: {exc}", file=sys.stderr)
         return 1
     sys.stdout.write(text)
     return 0
+
+
+def _in_axes(text):
+    parts = [None if p.strip() == "None" else int(p) for p in text.split(",") if p.strip()]
+    return parts[0] if len(parts) == 1 else tuple(parts)
 
 
 def _split_kinds(text):

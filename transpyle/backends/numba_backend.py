@@ -22,7 +22,9 @@ def compile_function(module, fname, args):
     py = getattr(module, fname)
     dispatcher = getattr(module, "__njit_" + fname, None)
     if dispatcher is None:
-        dispatcher = numba.njit(cache=True)(py)
+        # a vmap driver's numba.prange loop runs on all cores
+        parallel = "numba.prange" in getattr(module, "__transpyle_text__", "")
+        dispatcher = numba.njit(cache=True, parallel=parallel)(py)
         setattr(module, "__njit_" + fname, dispatcher)
     try:
         sig = tuple(numba.typeof(a) for a in args)

@@ -9,6 +9,7 @@ import math
 import types
 
 import gast
+import numba
 import numpy as np
 
 from .. import rules, runtime
@@ -219,6 +220,9 @@ class _Resolver(gast.NodeTransformer):
         if not found:
             raise self.ctx.error(node, "this call cannot be resolved", hint="call a function by its name")
         if obj in (range, enumerate, zip):
+            return node
+        if obj is numba.prange:          # a parallel loop is a loop to every transform
+            node.func = name("range")
             return node
         if obj is print:
             return node

@@ -1,0 +1,176 @@
+"""vmap (loop lifting): against a Python loop over examples, for data-dependent control flow,
+in-place writes, helpers, in_axes None/0/1/-1, out_axes, tuple outputs, nested vmap, vmap of grad,
+grad of a loss calling vmap; and JAX-like errors.
+"""
+import math
+
+import numpy as np
+import pytest
+
+import transpyle
+from gradcheck import ALL_BACKENDS
+
+
+def loop_over(f, in_axes, args, out_axes=0):
+    """The reference: f called per example, results stacked along out_axes."""
+    size = next(np.shape(a)[ax] for a, ax in zip(args, in_axes) if ax is not None)
+    results = [f(*[a if ax is None else np.take(a, b, axis=ax) for a, ax in zip(args, in_axes)])
+               for b in range(size)]
+    if isinstance(results[0], tuple):
+        axes = out_axes if isinstance(out_axes, tuple) else (out_axes,) * len(results[0])
+        return tuple(np.stack([r[j] for r in results], axis=axes[j]) for j in range(len(results[0])))
+    return np.stack(results, axis=out_axes)
+
+
+def assert_same(got, want):
+    if isinstance(want, tuple):
+        assert isinstance(got, tuple) and len(got) == len(want)
+        for g, w in zip(got, want):
+            assert_same(g, w)
+        return
+    assert np.shape(got) == np.shape(want)
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+# ---- per-example functions ----------------------------------------------------------------------------------
+def branchy(x, w):
+    s = 0.0
+    for i in range(x.shape[0]):
+        if x[i] * w[i] > 0.0:
+            s += x[i] * w[i]
+        else:
+            s -= math.sin(x[i])
+    return s
+
+
+def newton_sqrt(a):
+    x = a
+    k = 0
+    while abs(x * x - a) > 1e-12 * a and k < 100:    # per-example trip counts
+        x = 0.5 * (x + a / x)
+        k += 1
+    return x
+
+
+def _smooth(v):
+    return np.tanh(v) * 2.0
+
+
+def stencil(u, k):
+    v = u.copy()
+    for i in range(1, u.shape[0] - 1):
+        v[i] = u[i] + k * (u[i - 1] - 2.0 * u[i] + u[i + 1])
+    return _smooth(v)
+
+
+def early_exit(x):
+    acc = 0.0
+    for i in range(x.shape[0]):
+        acc += x[i] ** 2
+        if acc > 2.0:
+            return acc * x[i]
+    return -acc
+
+
+def pair(x, c):
+    return np.sum(x) * c, x * c
+
+
+def matrix_rowsum(m):
+    return np.sum(m, axis=1)
+
+
+@pytest.mark.parametrize("backend", ALL_BACKENDS)
+def test_branches_and_broadcast_argument(backend, rng):
+    x, w = rng.normal(size=(7, 5)), rng.normal(size=5)
+    assert_same(transpyle.vmap(branchy, in_axes=(0, None), backend=backend)(x, w), loop_over(branchy, (0, None), (x, w)))
+
+
+@pytest.mark.parametrize("backend", ALL_BACKENDS)
+def test_while_with_per_example_trip_counts(backend, rng):
+    a = rng.uniform(0.1, 100.0, size=9)
+    assert_same(transpyle.vmap(newton_sqrt, backend=backend)(a), np.sqrt(a))
+
+
+def test_in_place_writes_and_helpers(rng):
+    u, k = rng.normal(size=(4, 8)), rng.uniform(0.1, 0.3, size=4)
+    assert_same(transpyle.vmap(stencil, backend="numpy")(u, k), loop_over(stencil, (0, 0), (u, k)))
+
+
+def test_early_return(rng):
+    x = rng.normal(size=(6, 5))
+    assert_same(transpyle.vmap(early_exit, backend="numpy")(x), loop_over(early_exit, (0,), (x,)))
+
+
+@pytest.mark.parametrize("in_axes", [1, -1])
+def test_in_axes_other_than_zero(in_axes, rng):
+    x, w = rng.normal(size=(5, 7)), rng.normal(size=5)
+    got = transpyle.vmap(branchy, in_axes=(in_axes, None), backend="numpy")(x, w)
+    assert_same(got, loop_over(branchy, (1, None), (x, w)))
+
+
+@pytest.mark.parametrize("out_axes", [0, 1, -1])
+def test_out_axes(out_axes, rng):
+    m = rng.normal(size=(3, 4, 5))
+    got = transpyle.vmap(matrix_rowsum, out_axes=out_axes, backend="numpy")(m)
+    assert_same(got, loop_over(matrix_rowsum, (0,), (m,), out_axes=out_axes % 2))
+
+
+@pytest.mark.parametrize("backend", ALL_BACKENDS)
+def test_tuple_outputs(backend, rng):
+    x, c = rng.normal(size=(4, 3)), rng.normal(size=4)
+    got = transpyle.vmap(pair, out_axes=(0, 1), backend=backend)(x, c)
+    assert_same(got, loop_over(pair, (0, 0), (x, c), out_axes=(0, 1)))
+
+
+def test_nested_vmap(rng):
+    x, w = rng.normal(size=(3, 4, 5)), rng.normal(size=5)
+    inner = transpyle.vmap(branchy, in_axes=(0, None), backend="numpy")
+    got = transpyle.vmap(inner, in_axes=(0, None), backend="numpy")(x, w)
+    want = np.array([[branchy(x[i, j], w) for j in range(4)] for i in range(3)])
+    assert_same(got, want)
+
+
+@pytest.mark.parametrize("backend", ALL_BACKENDS)
+def test_per_example_gradients(backend, rng):
+    def loss(w, x, y):
+        p = 1.0 / (1.0 + math.exp(-np.dot(x, w)))
+        return -(y * math.log(p) + (1.0 - y) * math.log(1.0 - p))
+    w, x, y = rng.normal(size=3), rng.normal(size=(6, 3)), (rng.random(6) < 0.5).astype(float)
+    got = transpyle.vmap(transpyle.grad(loss, backend=backend), in_axes=(None, 0, 0), backend=backend)(w, x, y)
+    want = np.stack([transpyle.grad(loss, backend="numpy")(w, x[i], y[i]) for i in range(6)])
+    assert_same(got, want)
+
+
+def test_grad_of_a_loss_that_calls_vmap(rng):
+    per_example = transpyle.vmap(branchy, in_axes=(0, None), backend="numpy")
+
+    def total(w, x):
+        return np.sum(per_example(x, w) ** 2)
+    w, x = rng.normal(size=5), rng.normal(size=(6, 5))
+    got = transpyle.grad(total, backend="numpy")(w, x)
+    h = 1e-6
+    fd = np.array([(total(w + h * e, x) - total(w - h * e, x)) / (2 * h) for e in np.eye(5)])
+    np.testing.assert_allclose(got, fd, rtol=1e-5, atol=1e-7)
+
+
+def test_decorator_and_show(rng):
+    @transpyle.vmap
+    def square_sum(v):
+        return np.sum(v * v)
+    x = rng.normal(size=(3, 4))
+    assert_same(square_sum(x), np.sum(x * x, axis=1))
+    text = transpyle.show(branchy, mode="vmap", args=(x, np.ones(4)), in_axes=(0, None))
+    assert "numba.prange" in text and "def branchy_primal" in text
+
+
+def test_inconsistent_batch_sizes_name_the_arguments(rng):
+    with pytest.raises(transpyle.TranspileError, match=r"x has size 3.*w has size 4"):
+        transpyle.vmap(branchy, backend="numpy")(rng.normal(size=(3, 5)), rng.normal(size=(4, 5)))
+
+
+@pytest.mark.parametrize("in_axes, match", [((0,), "1 entries"), ((None, None), "None for every"),
+                                            ((2, None), "out of range")])
+def test_bad_in_axes(in_axes, match, rng):
+    with pytest.raises(transpyle.TranspileError, match=match):
+        transpyle.vmap(branchy, in_axes=in_axes, backend="numpy")(rng.normal(size=(3, 5)), rng.normal(size=5))
