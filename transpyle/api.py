@@ -53,7 +53,7 @@ def _prepare_arg(a):
     return a
 
 
-_FAST_TYPES = (np.ndarray, float, int, bool)
+_FAST_TYPES = (np.ndarray, float, int, bool, np.float64, np.float32, np.int64, np.complex128, complex)
 
 
 def _fast_key(a):
