@@ -68,7 +68,9 @@ def _outputs(w, out_kinds, tuple_out, has_aux, source):
 
 def jacfwd_driver(namer, name, params, wrt, kinds, out_kinds, tuple_out, has_aux, tuple_argnums, jvp_name,
                   with_value=False, complex_result=False):
-    """Source of ``name(*params)``: the Jacobian from one ``jvp_name`` call per input direction."""
+    """Source of ``name(*params)``: the Jacobian from one ``jvp_name`` call per input direction.
+    The first direction runs first (it gives the output shapes); the others run in a parallel loop,
+    each writing its own column."""
     w = _Writer(namer)
     w.emit(0, f"def {name}({', '.join(params)}):")
     dtype = ", np.complex128" if complex_result else ""
@@ -78,32 +80,36 @@ def jacfwd_driver(namer, name, params, wrt, kinds, out_kinds, tuple_out, has_aux
             zero_names[a] = w.fresh("_zero")
             w.emit(1, f"{zero_names[a]} = {'np.zeros_like(' + a + ')' if kinds[a].ndim else '0.0'}")
     jacs = {(j, a): w.fresh("_jac") for j in range(len(out_kinds)) for a in wrt}
-    first_out = None
-    for a in wrt:
-        k, basis, tangent, out, tout = (w.fresh(b) for b in ("_k", "_basis", "_dir", "_o", "_t"))
-        first_out = first_out or out
-        w.emit(1, f"for {k} in range({_size(a, kinds[a])}):")
+
+    def direction(depth, a, k):
+        """Emit the jvp along basis direction ``k`` of ``a``; returns (primal, tangent) names."""
+        basis, tangent, out, tout = (w.fresh(b) for b in ("_basis", "_dir", "_o", "_t"))
         if kinds[a].ndim:
-            w.emit(2, f"{basis} = np.zeros({a}.size)")
-            w.emit(2, f"{basis}[{k}] = 1.0")
-            w.emit(2, f"{tangent} = np.reshape({basis}, {a}.shape)")
+            w.emit(depth, f"{basis} = np.zeros({a}.size)")
+            w.emit(depth, f"{basis}[{k}] = 1.0")
+            w.emit(depth, f"{tangent} = np.reshape({basis}, {a}.shape)")
         else:
-            w.emit(2, f"{tangent} = 1.0")
+            w.emit(depth, f"{tangent} = 1.0")
         args = params + [tangent if b == a else zero_names[b] for b in wrt]
-        w.emit(2, f"{out}, {tout} = {jvp_name}({', '.join(args)})")
-        # the Jacobian is allocated at the first direction, once the output's size is known
-        w.emit(2, f"if {k} == 0:")
-        for j, ok in enumerate(out_kinds):
-            part = f"{out}[{j}]" if tuple_out and not has_aux else (f"{out}[0]" if has_aux else out)
-            if ok.ndim and part != out:
-                named = w.fresh("_part")
-                w.emit(3, f"{named} = {part}")
-                part = named
-            w.emit(3, f"{jacs[j, a]} = np.empty(({_size(part, ok)}, {_size(a, kinds[a])}){dtype})")
+        w.emit(depth, f"{out}, {tout} = {jvp_name}({', '.join(args)})")
+        return out, tout
+
+    def fill(depth, a, k, tout):
         for j, ok in enumerate(out_kinds):
             t = f"{tout}[{j}]" if tuple_out and not has_aux else tout
-            _fill_column(w, jacs[j, a], t, ok, k)
+            _fill_column(w, jacs[j, a], t, ok, k, depth)
+
+    first_out, first_t = direction(1, wrt[0], "0")
     outs, aux = _outputs(w, out_kinds, tuple_out, has_aux, first_out)
+    for j, (o, ok) in enumerate(zip(outs, out_kinds)):
+        for a in wrt:
+            w.emit(1, f"{jacs[j, a]} = np.empty(({_size(o, ok)}, {_size(a, kinds[a])}){dtype})")
+    fill(1, wrt[0], "0", first_t)
+    for n, a in enumerate(wrt):
+        k = w.fresh("_k")
+        w.emit(1, f"for {k} in numba.prange({1 if n == 0 else 0}, {_size(a, kinds[a])}):")
+        _, tout = direction(2, a, k)
+        fill(2, a, k, tout)
     per_output = [[_finish(w, jacs[j, a], ok, o, kinds[a], a) for a in wrt]
                   for j, (o, ok) in enumerate(zip(outs, out_kinds))]
     result = _structure(per_output, tuple_out and not has_aux, tuple_argnums)
@@ -116,14 +122,14 @@ def jacfwd_driver(namer, name, params, wrt, kinds, out_kinds, tuple_out, has_aux
     return parse_stmts("\n".join(w.lines))[0]
 
 
-def _fill_column(w, jac, t, kind, k):
+def _fill_column(w, jac, t, kind, k, depth=2):
     if not kind.ndim:
-        w.emit(2, f"{jac}[0, {k}] = {t}")
+        w.emit(depth, f"{jac}[0, {k}] = {t}")
         return
     flat, r = w.fresh("_flat"), w.fresh("_r")
-    w.emit(2, f"{flat} = np.ravel({t})")
-    w.emit(2, f"for {r} in range({flat}.size):")
-    w.emit(3, f"{jac}[{r}, {k}] = {flat}[{r}]")
+    w.emit(depth, f"{flat} = np.ravel({t})")
+    w.emit(depth, f"for {r} in range({flat}.size):")
+    w.emit(depth + 1, f"{jac}[{r}, {k}] = {flat}[{r}]")
 
 
 def jacrev_driver(namer, name, params, wrt, kinds, out_kinds, tuple_out, has_aux, tuple_argnums, primal_name,
@@ -148,7 +154,7 @@ def jacrev_driver(namer, name, params, wrt, kinds, out_kinds, tuple_out, has_aux
             w.emit(1, f"{zero_cts[j]} = {'np.zeros_like(' + o + ')' if ok.ndim else '0.0'}")
     for j, (o, ok) in enumerate(zip(outs, out_kinds)):
         k, basis, ct, back = (w.fresh(b) for b in ("_k", "_basis", "_ct", "_b"))
-        w.emit(1, f"for {k} in range({_size(o, ok)}):")
+        w.emit(1, f"for {k} in numba.prange({_size(o, ok)}):")       # rows are independent
         if ok.ndim:
             w.emit(2, f"{basis} = np.zeros({o}.size)")
             w.emit(2, f"{basis}[{k}] = 1.0")
