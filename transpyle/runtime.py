@@ -50,7 +50,12 @@ def _copy_rows(src, dst, count):
         dst[k] = src[k]
 
 
-for _helper in (trip_count, in_range, _copy_rows, push, reserve):
+def stop_gradient(x):
+    """``x`` itself; to the transforms, a value whose derivative is zero (as ``jax.lax.stop_gradient``)."""
+    return x
+
+
+for _helper in (trip_count, in_range, _copy_rows, push, reserve, stop_gradient):
     register_jitable(_helper)
 
 

@@ -10,6 +10,8 @@ from .. import runtime as rt
 from ..kinds import BOOL
 from . import LINEAR, define
 
+# the user's stop_gradient(x): x, with no derivative in either mode
+define("stop_gradient", [rt.stop_gradient], "x", lambda k, s: k["x"])
 # the loop test of a `for ... range` loop that can break (written by the jumps pass)
 define("rt.in_range", [rt.in_range], "i, stop, step", lambda k, s: BOOL)
 define("rt.reserve", [rt.reserve], "tape, size", lambda k, s: k["tape"], diff=("tape",), jvp=LINEAR)
