@@ -120,19 +120,21 @@ class Transformed:
                     f"argnums {n} is out of range for '{getattr(self.fun, '__name__', self.fun)}', "
                     f"which takes {nargs} positional arguments", hint=f"use 0 to {nargs - 1}")
 
-    def _entry(self, args, extra=()):
+    def _entry(self, args, extra=(), static=None):
         """The compiled callable for ``args`` (the function's arguments); ``extra`` are trailing
-        arguments the generated function adds (the cotangent of vjp), used for compiling only."""
+        arguments the generated function adds (the cotangent of vjp), used for compiling only;
+        ``static`` maps parameters specialized away (jit) to their values."""
         kinds = _kinds(args)
         backend = self.backend_name
-        key = (kinds, backend, tuple(_ct_key(e) for e in extra))
+        key = (kinds, backend, tuple(_ct_key(e) for e in extra), tuple((static or {}).items()))
         entry = self._compiled.get(key)
         if entry is None:
-            self._check_argnums(len(args))
-            argnums = tuple(n % len(args) for n in self.argnums)
+            if self.mode != "primal":
+                self._check_argnums(len(args))
+            argnums = tuple(n % len(args) for n in self.argnums) if args else ()
             fname, tree, ctx = pipeline.transform(self.fun, self.mode, argnums, kinds, self.has_aux,
                                                   self.tuple_argnums, holomorphic=self.holomorphic,
-                                                  **self.transform_options)
+                                                  static=static, **self.transform_options)
             text = pipeline.module_source(tree, ctx)
             module = load_module(text, fname)
             getters = [getter for _, getter, _ in ctx.captured.values()]
@@ -178,6 +180,7 @@ def _decorator(mode):
         if fun is None:       # used as @transpyle.grad(argnums=1)
             return lambda f: Transformed(f, mode, argnums, has_aux, backend, holomorphic)
         return Transformed(fun, mode, argnums, has_aux, backend, holomorphic)
+    transform.__transpyle_transform__ = True     # may be called in transformed code (specialized)
     return transform
 
 
@@ -320,6 +323,56 @@ class Vmapped(Transformed):
             raise TranspileError("vmap over an empty batch", hint="pass at least one example")
 
 
+class Jitted(Transformed):
+    """``jit(f)``: f compiled as it is (no derivative), specialized on its static arguments."""
+
+    def __init__(self, fun, static_argnums=(), static_argnames=(), backend=None):
+        super().__init__(fun, "primal", 0, False, backend)
+        nums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+        names = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
+        params = list(self.signature.parameters) if self.signature is not None else []
+        for n in names:
+            if n not in params:
+                raise TranspileError(f"static_argnames '{n}' is not a parameter of '{fun.__name__}'",
+                                     hint=f"parameters: {', '.join(params)}")
+        self.static = sorted({n % len(params) for n in nums} | {params.index(n) for n in names})
+        self.params = params
+
+    def __call__(self, *args, **kwargs):
+        args = _bind(self.fun, self.signature, args, kwargs)
+        if not self.static:
+            return super().__call__(*args)
+        static = {}
+        for i in self.static:
+            value = args[i]
+            try:
+                hash(value)
+            except TypeError:
+                raise TranspileError(f"static argument '{self.params[i]}' of '{self.fun.__name__}' has the "
+                                     f"unhashable type {type(value).__name__}",
+                                     hint="static arguments must be hashable (use a tuple instead of a list "
+                                          "or array), or make the argument non-static") from None
+            static[self.params[i]] = value
+        dynamic = tuple(_prepare_arg(a) for i, a in enumerate(args) if i not in self.static)
+        return self._entry(dynamic, static=static)(*dynamic)
+
+    def generated_function(self, kinds):
+        if self.static:
+            raise TranspileError("transforming a jitted function with static arguments is not supported",
+                                 hint="transform the function itself and jit the result")
+        return super().generated_function(kinds)
+
+
+def jit(fun=None, static_argnums=(), static_argnames=(), backend=None):
+    """``f`` compiled as it is. Static arguments (ints, floats, strings, tuples, None, functions) are
+    specialized at transform time: loops and branches over them are folded, and functions passed
+    statically are inlined (and may be transformed inside: ``g = grad(loss)`` in the body). Non-static
+    arguments may drive Python control flow too (unlike JAX): the code is compiled, not traced."""
+    if fun is None:
+        return lambda f: Jitted(f, static_argnums, static_argnames, backend)
+    return Jitted(fun, static_argnums, static_argnames, backend)
+
+
 def vmap(fun=None, in_axes=0, out_axes=0, backend=None):
     """``f`` over a batch: ``in_axes`` an int, None (broadcast) or a tuple per argument; ``out_axes`` an
     int or a tuple per output. Compiled by loop lifting: the per-example code runs in a parallel loop."""
@@ -328,11 +381,18 @@ def vmap(fun=None, in_axes=0, out_axes=0, backend=None):
     return Vmapped(fun, in_axes, out_axes, backend)
 
 
+for _transform in (jit, vmap):
+    _transform.__transpyle_transform__ = True
+
+
 def hessian(fun, argnums=0, has_aux=False, holomorphic=False, backend=None):
     """Second derivatives of a scalar function: ``jacfwd(jacrev(f))`` (forward over reverse), shape
     ``in.shape + in.shape``."""
     inner = Transformed(fun, "jacrev", argnums, has_aux, backend, holomorphic)
     return Transformed(inner, "jacfwd", argnums, has_aux, backend, holomorphic)
+
+
+hessian.__transpyle_transform__ = True
 
 
 def show(fun, mode="grad", argnums=0, args=None, kinds=None, has_aux=False, after=None, holomorphic=False,

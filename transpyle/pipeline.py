@@ -4,13 +4,14 @@
 to stderr; ``transpyle show --after PASS`` does the same for one function.
 """
 import copy
+import dataclasses
 import os
 import sys
 
 import gast
 
 from . import __version__
-from .ast_utils import all_names, comment, to_source
+from .ast_utils import all_names, assign, comment, const, stored_names, to_source
 from .context import Context, NeedKinds
 from .errors import TranspileError
 from .kinds import Kind, kind_of_value
@@ -57,7 +58,7 @@ def prepare(tree, unit, ctx):
 
 
 def transform(func, mode="grad", argnums=(0,), arg_kinds=(), has_aux=False, tuple_argnums=False, after=None,
-              holomorphic=False, in_axes=0, out_axes=0):
+              holomorphic=False, in_axes=0, out_axes=0, static=None):
     """Run the pipeline on ``func``; returns (function name, gast FunctionDef, Context)."""
     if mode not in MODES:
         raise TranspileError(f"unknown mode '{mode}'", hint="one of: " + ", ".join(MODES))
@@ -70,6 +71,9 @@ def transform(func, mode="grad", argnums=(0,), arg_kinds=(), has_aux=False, tupl
         # a transformed function: its generated code is the input (it is inside the subset)
         func = func.generated_function(arg_kinds)
     unit = read_function(func)
+    static = static or {}
+    if static:
+        unit = _specialize(unit, static)
     ctx = Context(source=unit, mode=mode, options={"tuple_argnums": tuple_argnums, "holomorphic": holomorphic})
     tree = copy.deepcopy(unit.tree)
     ctx.namer.reserve(all_names(tree) | {"np", "math", "rt", "_value", "_ct", "_retval"})
@@ -138,6 +142,27 @@ def transform(func, mode="grad", argnums=(0,), arg_kinds=(), has_aux=False, tupl
     else:
         stage("reverse", lambda t: reverse.run(t, ctx, mode=mode, has_aux=has_aux))
     return tree.name, tree, ctx
+
+
+def _specialize(unit, static):
+    """``unit`` with its static parameters bound to their values: they leave the signature and are
+    read like module constants (folded into the code), or, where the body reassigns them, set at
+    the top of the body."""
+    tree = copy.deepcopy(unit.tree)
+    body_stores = stored_names(tree.body)
+    tree.args.args = [a for a in tree.args.args if a.id not in static]
+    tree.args.defaults = []           # every argument is passed explicitly
+    overlay = {}
+    for pname, value in static.items():
+        if pname in body_stores:
+            if not isinstance(value, (bool, int, float, complex, str, type(None))):
+                raise TranspileError(f"the static argument '{pname}' is reassigned in the body; only numbers "
+                                     "can be", filename=unit.filename, lineno=tree.lineno,
+                                     hint="use a new name for the new value")
+            tree.body.insert(0, gast.copy_location(assign(pname, const(value)), tree))
+        else:
+            overlay[pname] = value
+    return dataclasses.replace(unit, tree=tree, namespace={**unit.namespace, **overlay})
 
 
 def _jacobian(tree, ctx, mode, has_aux, tuple_argnums, diff_outputs, with_value=False):

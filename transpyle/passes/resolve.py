@@ -7,6 +7,7 @@ import builtins
 import cmath
 import math
 import types
+import warnings
 
 import gast
 import numba
@@ -90,6 +91,7 @@ class _Resolver(gast.NodeTransformer):
         self.ctx = ctx
         self.unit = unit            # the FunctionSource whose namespace applies
         self.locals = set(local_names)
+        self.static_values = {}     # local name -> transform built at transform time (g = grad(loss))
 
     # -- statements ---------------------------------------------------------------------------
     def generic_visit(self, node):
@@ -115,7 +117,7 @@ class _Resolver(gast.NodeTransformer):
         setattr(node, ENCLOSING_ATTR, set(self.locals))
         saved = self.locals
         self.locals = self.locals | inner_locals
-        node.body = [self.visit(s) for s in node.body]
+        node.body = self.block(node.body)
         node.args.defaults = [self.visit(d) for d in node.args.defaults]
         self.locals = saved
         return node
@@ -139,6 +141,79 @@ class _Resolver(gast.NodeTransformer):
 
     def visit_Assert(self, node):
         return None
+
+    # -- folding what is known at transform time (module constants, static arguments) -------------
+    def visit_Compare(self, node):
+        node = self.generic_visit(node)
+        return _fold(node, [node.left] + node.comparators)
+
+    def visit_BoolOp(self, node):
+        node = self.generic_visit(node)
+        return _fold(node, node.values)
+
+    def visit_UnaryOp(self, node):
+        node = self.generic_visit(node)
+        return _fold(node, [node.operand]) if isinstance(node.op, gast.Not) else node
+
+    def visit_If(self, node):
+        node.test = self.visit(node.test)
+        if isinstance(node.test, gast.Constant):        # a branch on a static value: keep the one taken
+            return self.block(node.body if node.test.value else node.orelse) or [gast.Pass()]
+        node.body = self.block(node.body) or [gast.Pass()]
+        node.orelse = self.block(node.orelse)
+        return node
+
+    def block(self, stmts):
+        """Visit statements; dropped ones (None) vanish and folded branches (lists) are spliced in."""
+        out = []
+        for s in stmts:
+            new = self.visit(s)
+            if isinstance(new, list):
+                out.extend(new)
+            elif new is not None:
+                out.append(new)
+        return out
+
+    def visit_Assign(self, node):
+        # `g = transpyle.grad(loss)` with static arguments: built now, its calls are transformed code
+        target = node.targets[0] if len(node.targets) == 1 else None
+        if isinstance(target, gast.Name) and isinstance(node.value, gast.Call):
+            built = self._transform_call(node.value)
+            if built is not None:
+                self.static_values[target.id] = built
+                return None
+        return self.generic_visit(node)
+
+    def _transform_call(self, call):
+        """The transform a call like ``transpyle.grad(loss, argnums=1)`` builds, if ``call`` is one
+        (its arguments must be known at transform time); None otherwise."""
+        chain = dotted(call.func)
+        if chain is None or chain.split(".")[0] in self.locals:
+            return None
+        found, obj = self._lookup(call.func)
+        if not getattr(obj, "__transpyle_transform__", False):
+            return None
+        args = [self._static_value(a) for a in call.args]
+        kwargs = {kw.arg: self._static_value(kw.value) for kw in call.keywords}
+        return obj(*args, **kwargs)
+
+    def _static_value(self, node):
+        if isinstance(node, gast.Constant):
+            return node.value
+        if isinstance(node, gast.Tuple):
+            return tuple(self._static_value(e) for e in node.elts)
+        if isinstance(node, gast.Name) and node.id in self.static_values:
+            return self.static_values[node.id]
+        if isinstance(node, gast.Call):
+            built = self._transform_call(node)
+            if built is not None:
+                return built
+        chain = dotted(node)
+        if chain is not None and chain.split(".")[0] not in self.locals:
+            return self._lookup(node)[1]
+        raise self.ctx.error(node, "the arguments of a transform inside transformed code must be known when it "
+                             "is transformed", hint="pass the function as a static argument (jit static_argnums) "
+                                                    "or use a module-level function")
 
     # -- expressions --------------------------------------------------------------------------
     def _lookup(self, node):
@@ -209,6 +284,10 @@ class _Resolver(gast.NodeTransformer):
         for kw in node.keywords:
             kw.value = self.visit(kw.value)
         func = node.func
+        built = self.static_values.get(func.id) if isinstance(func, gast.Name) else \
+            self._transform_call(func) if isinstance(func, gast.Call) else None
+        if built is not None:            # grad(loss)(w, x) or g(w, x) with g = grad(loss)
+            return self._deferred(node, built)
         if isinstance(func, gast.Attribute) and not self._is_global_chain(func):
             return self._method(node)
         if isinstance(func, gast.Name) and func.id in self.locals:
@@ -234,10 +313,7 @@ class _Resolver(gast.NodeTransformer):
             return node
         obj = getattr(obj, "py_func", obj)          # a Numba dispatcher: its Python function
         if hasattr(obj, "generated_function"):      # a transformed function: generated once kinds are known
-            key = self.ctx.namer.fresh(getattr(obj, "__name__", "transformed") + "_" + obj.mode)
-            self.ctx.functions[key] = DeferredCall(obj)
-            node.func = name(key)
-            return node
+            return self._deferred(node, obj)
         if _is_user_function(obj):
             try:
                 unit = read_function(obj)
@@ -252,6 +328,15 @@ class _Resolver(gast.NodeTransformer):
         raise self.ctx.error(node, f"{label} has no derivative rule", construct=label,
                              hint="supported functions are listed in docs/subset.md; "
                                   "rewrite it with supported operations or pass its result as an argument")
+
+    def _deferred(self, node, transformed):
+        if not hasattr(transformed, "generated_function"):
+            raise self.ctx.error(node, f"{type(transformed).__name__} cannot be called in transformed code",
+                                 hint="call a function or a transformed function")
+        key = self.ctx.namer.fresh(getattr(transformed, "__name__", "transformed") + "_" + transformed.mode)
+        self.ctx.functions[key] = DeferredCall(transformed)
+        node.func = name(key)
+        return node
 
     def _is_global_chain(self, node):
         chain = dotted(node)
@@ -277,6 +362,19 @@ class _Resolver(gast.NodeTransformer):
         return gast.Call(func=parse_expr(target), args=[func.value] + args, keywords=node.keywords)
 
 
+def _fold(node, operands):
+    """``node`` evaluated to a constant when every operand is one."""
+    if not all(isinstance(o, gast.Constant) for o in operands):
+        return node
+    try:
+        with warnings.catch_warnings():          # `"a" is None` on folded constants is intended
+            warnings.simplefilter("ignore", SyntaxWarning)
+            value = eval(compile(gast.gast_to_ast(gast.Expression(body=node)), "<static>", "eval"), {})
+    except Exception:          # leave it to the later passes to report
+        return node
+    return gast.copy_location(const(value), node) if hasattr(node, "lineno") else const(value)
+
+
 def local_names(fdef):
     args = fdef.args
     params = {a.id for a in args.args + args.kwonlyargs}
@@ -291,6 +389,6 @@ def run(tree, ctx, unit=None):
         raise ctx.error(tree, "*args and **kwargs are not supported", construct=f"def {tree.name}",
                         hint="list the parameters explicitly")
     resolver = _Resolver(ctx, unit, local_names(tree) | getattr(tree, ENCLOSING_ATTR, set()))
-    tree.body = [s for s in (resolver.visit(s) for s in tree.body) if s is not None]
+    tree.body = resolver.block(tree.body)
     tree.args.defaults = [resolver.visit(d) for d in tree.args.defaults]
     return tree
