@@ -44,6 +44,23 @@ def reserve(tape, size):
     return bigger
 
 
+def array_tape(like):
+    """An empty tape (a list) for arrays like ``like``; ``tape_push``/``tape_pop`` use it as a stack."""
+    tape = [like]
+    tape.pop()
+    return tape
+
+
+def tape_push(tape, value):
+    # contiguous, so that the tape has one item type whatever views are saved (Numba types lists strictly)
+    tape.append(np.ascontiguousarray(value))
+    return tape
+
+
+def tape_pop(tape):
+    return tape.pop()
+
+
 def _copy_rows(src, dst, count):
     # an explicit loop: Numba compiles a slice assignment ~10x slower (seconds on first use)
     for k in range(count):
@@ -55,7 +72,7 @@ def stop_gradient(x):
     return x
 
 
-for _helper in (trip_count, in_range, _copy_rows, push, reserve, stop_gradient):
+for _helper in (trip_count, in_range, _copy_rows, push, reserve, array_tape, tape_push, tape_pop, stop_gradient):
     register_jitable(_helper)
 
 

@@ -346,11 +346,6 @@ class _Resolver(gast.NodeTransformer):
         func = node.func
         func.value = self.visit(func.value)       # the receiver may itself be x.T or a call
         target = _METHODS.get(func.attr)
-        if target is None and func.attr in ("append", "pop") and (dotted(func.value) or "").startswith("_tape"):
-            raise self.ctx.error(node, "this generated code keeps arrays on a tape (an array is overwritten inside "
-                                 "a loop); differentiating it again is not supported yet",
-                                 hint="rewrite the loop to write into a preallocated array (a[i] = ...), "
-                                      "or use jacfwd, which needs no tape")
         if target is None:
             raise self.ctx.error(node, f"the method '.{func.attr}()' is not supported",
                                  hint="use the np.* function form of supported operations")

@@ -233,8 +233,9 @@ class Reverse:
         if not plan.in_loop:
             return [assign(plan.storage, copy.deepcopy(plan.value))]
         if plan.kind.is_array:
-            return [gast.Expr(value=gast.Call(func=parse_expr(f"{plan.storage}.append"),
-                                              args=[copy.deepcopy(plan.value)], keywords=[]))]
+            return [assign(plan.storage, gast.Call(func=parse_expr("rt.tape_push"),
+                                                   args=[name(plan.storage), copy.deepcopy(plan.value)],
+                                                   keywords=[]))]
         step = assign(plan.counter, parse_expr(f"{plan.counter} + 1"))
         if self.loop_stack and self.loop_stack[-1] is not None:
             if plan not in self.loop_stack[-1]:
@@ -255,7 +256,7 @@ class Reverse:
         if not plan.in_loop:
             return [assign(copy.deepcopy(plan.target), name(plan.storage))]
         if plan.kind.is_array:
-            return [assign(copy.deepcopy(plan.target), parse_expr(f"{plan.storage}.pop()"))]
+            return [assign(copy.deepcopy(plan.target), parse_expr(f"rt.tape_pop({plan.storage})"))]
         return [assign(plan.counter, parse_expr(f"{plan.counter} - 1")),
                 assign(copy.deepcopy(plan.target), parse_expr(f"{plan.storage}[{plan.counter}]"))]
 
@@ -457,9 +458,8 @@ class Reverse:
         for plan in self.plans.values():
             if plan.in_loop:
                 if plan.kind.is_array:
-                    # one typed element popped again: an empty list whose item type Numba knows
-                    out.append(assign(plan.storage, parse_expr(f"[{dummy(plan.kind)}]")))
-                    out.append(gast.Expr(value=parse_expr(f"{plan.storage}.pop()")))
+                    # an empty list of arrays like the example (Numba needs the item type)
+                    out.append(assign(plan.storage, parse_expr(f"rt.array_tape({dummy(plan.kind)})")))
                 else:
                     out.append(assign(plan.storage, parse_expr(f"np.empty(16, np.{plan.kind.dtype})")))
                     out.append(assign(plan.counter, const(0)))

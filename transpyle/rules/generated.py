@@ -14,6 +14,12 @@ from . import LINEAR, define
 define("stop_gradient", [rt.stop_gradient], "x", lambda k, s: k["x"])
 # the loop test of a `for ... range` loop that can break (written by the jumps pass)
 define("rt.in_range", [rt.in_range], "i, stop, step", lambda k, s: BOOL)
+# tapes of arrays (lists); to kinds a tape of rank-r arrays has rank r + 1, and its tangent is a tape too
+define("rt.array_tape", [rt.array_tape], "like", lambda k, s: k["like"].with_ndim(k["like"].ndim + 1),
+       diff=("like",), jvp=LINEAR)
+define("rt.tape_push", [rt.tape_push], "tape, value", lambda k, s: k["tape"], diff=("tape", "value"), jvp=LINEAR)
+define("rt.tape_pop", [rt.tape_pop], "tape", lambda k, s: k["tape"].with_ndim(k["tape"].ndim - 1), diff=("tape",),
+       jvp=LINEAR)
 define("rt.reserve", [rt.reserve], "tape, size", lambda k, s: k["tape"], diff=("tape",), jvp=LINEAR)
 define("rt.push", [rt.push], "tape, top, value", lambda k, s: k["tape"], diff=("tape", "value"), jvp=LINEAR)
 define("rt.unbroadcast", [rt.unbroadcast], "g, x", lambda k, s: k["g"].with_ndim(k["x"].ndim), diff=("g",),
