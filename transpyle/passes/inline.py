@@ -9,7 +9,7 @@ import copy
 
 import gast
 
-from ..ast_utils import assign, loaded_names, stored_names, substitute
+from ..ast_utils import assign, const, loaded_names, name, stored_names, substitute
 from ..context import FILE_ATTR, DeferredCall
 from ..primitives import is_atom
 from ..source import FunctionSource
@@ -57,10 +57,27 @@ class _Inliner:
             raise self.ctx.error(stmt, f"'{tree.name}' calls itself; recursion is not supported",
                                  hint="write the recursion as a loop")
         self.stack.append(ident)
+        tree = self._bind_functions(tree, stmt.value)
         tree = self.prepare(tree, unit)
         tree.body = self.block(tree.body)
         self.stack.pop()
         return self.splice(stmt, tree, unit)
+
+    def _bind_functions(self, tree, call):
+        """Parameters that receive functions (``body_fun`` of ``fori_loop``) are replaced in the
+        callee's body by the functions' registry keys before it is normalized, so its calls to them
+        are calls to known functions, inlined in turn."""
+        params = [a.id for a in tree.args.args]
+        bound = dict(zip(params, call.args))
+        bound.update({kw.arg: kw.value for kw in call.keywords})
+
+        def is_function(node):
+            return isinstance(node, gast.Name) and node.id in self.ctx.functions or \
+                isinstance(node, gast.Tuple) and node.elts and all(is_function(e) for e in node.elts)
+        subs = {p: copy.deepcopy(v) for p, v in bound.items() if is_function(v)}
+        if subs:
+            tree.body = [substitute(s, subs) for s in tree.body]
+        return tree
 
     def splice(self, stmt, tree, unit):
         call = stmt.value
@@ -102,6 +119,9 @@ class _Inliner:
                     setattr(n, FILE_ATTR, filename)
         targets = stmt.targets[0]
         if isinstance(targets, gast.Tuple):
+            if isinstance(ret_value, gast.Name):      # a tuple variable (a loop carry): its elements
+                ret_value = gast.Tuple(elts=[gast.Subscript(value=name(ret_value.id), slice=const(k), ctx=gast.Load())
+                                             for k in range(len(targets.elts))], ctx=gast.Load())
             if not isinstance(ret_value, gast.Tuple) or len(ret_value.elts) != len(targets.elts):
                 raise self.ctx.error(stmt, f"'{tree.name}' does not return {len(targets.elts)} values")
             for t, v in zip(targets.elts, ret_value.elts):
@@ -150,8 +170,75 @@ def _drop_unused_tuples(stmts, used):
     return out
 
 
+def _split_tuples(tree, ctx):
+    """Tuple variables of fixed length (a loop carry ``val = (a, b)``) become one variable per
+    element (``val_0``, ``val_1``), so each element keeps its own kind and derivative. A tuple is
+    split when every use is an assignment of a tuple literal or of another split tuple, a constant
+    index, or the final return."""
+    arity = {}
+    assigns = [s for s in gast.walk(tree) if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)]
+    grown = True
+    while grown:                     # lengths flow from tuple literals through copies (val = _t2)
+        grown = False
+        for s in assigns:
+            v = s.value
+            n = len(v.elts) if isinstance(v, gast.Tuple) else arity.get(v.id) if isinstance(v, gast.Name) else None
+            t = s.targets[0].id
+            if n is not None and arity.get(t) != n and arity.get(t) != -1:
+                arity[t] = n if t not in arity else -1
+                grown = True
+    candidates = {v for v, n in arity.items() if n > 0}
+    changed = True
+    while changed:                   # drop tuples with any other use (and tuples copied from them)
+        changed = False
+        allowed = set()
+        for s in gast.walk(tree):
+            if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and s.targets[0].id in candidates:
+                v = s.value
+                if isinstance(v, gast.Tuple) and len(v.elts) == arity[s.targets[0].id]:
+                    allowed.add(id(s.targets[0]))
+                elif isinstance(v, gast.Name) and v.id in candidates and arity[v.id] == arity[s.targets[0].id]:
+                    allowed.update((id(s.targets[0]), id(v)))
+            elif isinstance(s, gast.Subscript) and isinstance(s.value, gast.Name) and s.value.id in candidates and \
+                    isinstance(s.ctx, gast.Load) and isinstance(s.slice, gast.Constant) and \
+                    isinstance(s.slice.value, int) and 0 <= s.slice.value < arity[s.value.id]:
+                allowed.add(id(s.value))
+        ret = tree.body[-1]
+        if isinstance(ret, gast.Return) and isinstance(ret.value, gast.Name):
+            allowed.add(id(ret.value))
+        for n in gast.walk(tree):
+            if isinstance(n, gast.Name) and n.id in candidates and id(n) not in allowed:
+                candidates.discard(n.id)
+                changed = True
+    if not candidates:
+        return
+    parts = {v: [ctx.namer.exact_or_fresh(f"{v.lstrip('_') or 't'}_{k}") for k in range(arity[v])]
+             for v in sorted(candidates)}
+
+    class Split(gast.NodeTransformer):
+        def visit_Assign(self, s):
+            t = s.targets[0]
+            if isinstance(t, gast.Name) and t.id in parts:
+                values = s.value.elts if isinstance(s.value, gast.Tuple) else \
+                    [name(p) for p in parts[s.value.id]]
+                return [gast.copy_location(assign(p, self.visit(v)), s) for p, v in zip(parts[t.id], values)]
+            return self.generic_visit(s)
+
+        def visit_Subscript(self, node):
+            if isinstance(node.value, gast.Name) and node.value.id in parts and isinstance(node.ctx, gast.Load):
+                return name(parts[node.value.id][node.slice.value])
+            return self.generic_visit(node)
+
+        def visit_Return(self, node):
+            if isinstance(node.value, gast.Name) and node.value.id in parts:
+                node.value = gast.Tuple(elts=[name(p) for p in parts[node.value.id]], ctx=gast.Load())
+            return node
+    Split().visit(tree)
+
+
 def run(tree, ctx, prepare):
     tree.body = _Inliner(ctx, prepare).block(tree.body)
     _forward_tuples(tree.body)
     tree.body = _drop_unused_tuples(tree.body, loaded_names(tree))
+    _split_tuples(tree, ctx)
     return tree

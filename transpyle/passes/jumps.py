@@ -51,9 +51,19 @@ def _own_jumps(body):
     return found
 
 
+def _walk_no_defs(node):
+    """Walk without entering nested defs and lambdas (their returns are their own)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        if isinstance(n, (gast.FunctionDef, gast.Lambda)):
+            continue
+        stack.extend(gast.iter_child_nodes(n))
+
+
 def _has_return(stmts):
-    return any(isinstance(n, gast.Return) for s in stmts for n in gast.walk(s)
-               if not isinstance(s, (gast.FunctionDef,)))
+    return any(isinstance(n, gast.Return) for s in stmts for n in _walk_no_defs(s))
 
 
 class _Lowering:
@@ -162,7 +172,7 @@ class _Lowering:
 
 def run(tree, ctx):
     body = tree.body
-    returns = [n for s in body for n in gast.walk(s) if isinstance(n, gast.Return)]
+    returns = [n for s in body for n in _walk_no_defs(s) if isinstance(n, gast.Return)]
     tail_only = len(returns) == 1 and isinstance(body[-1], gast.Return) and body[-1] is returns[0] \
         if returns else True
     if not returns:

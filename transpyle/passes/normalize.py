@@ -12,7 +12,8 @@ import copy
 
 import gast
 
-from ..ast_utils import all_names, assign, const, loaded_names, name, parse_expr, stored_names, template_expr
+from ..ast_utils import (all_names, assign, const, loaded_names, name, parse_expr, stored_names, substitute,
+                         template_expr)
 from .resolve import ENCLOSING_ATTR
 from ..primitives import is_atom, is_shape_expr, lookup
 
@@ -158,9 +159,9 @@ class _Normalizer:
             node.func = name(self.local_functions[fname])
             fname = node.func.id
         if fname in self.ctx.functions:          # a user function: inlined later
-            node.args = [self.atom(a, out) for a in node.args]
+            node.args = [self.argument(a, out) for a in node.args]
             for kw in node.keywords:
-                kw.value = self.atom(kw.value, out)
+                kw.value = self.argument(kw.value, out)
             return node
         prim, bound = lookup(node)
         if prim is None:
@@ -175,6 +176,24 @@ class _Normalizer:
         for kw in node.keywords:
             kw.value = self.operand(kw.value, kw.arg, prim, diff, out)
         return node
+
+    def argument(self, value, out):
+        """An argument of a user function: an atom, or a function (a local def or lambda, by its
+        registry key; a tuple of them) that the inliner substitutes into the callee."""
+        if isinstance(value, gast.Name) and value.id in self.local_functions:
+            return name(self.local_functions[value.id])
+        if isinstance(value, gast.Name) and value.id in self.ctx.functions:
+            return value
+        if isinstance(value, gast.Lambda):
+            key = self.fresh("lambda_fn")
+            self.register_lambda(key, value, self.current)
+            return name(self.local_functions[key])
+        if isinstance(value, (gast.Tuple, gast.List)) and any(
+                isinstance(e, gast.Lambda) or (isinstance(e, gast.Name) and
+                                               (e.id in self.local_functions or e.id in self.ctx.functions))
+                for e in value.elts):
+            return gast.Tuple(elts=[self.argument(e, out) for e in value.elts], ctx=gast.Load())
+        return self.atom(value, out)
 
     def operand(self, value, param, prim, diff, out):
         if prim.varargs and param == prim.params[0] and isinstance(value, (gast.Tuple, gast.List)):
@@ -337,8 +356,12 @@ class _Normalizer:
         if isinstance(s.iter, (gast.Tuple, gast.List)):
             # a loop over a tuple written out (or a module constant) is unrolled, as tracing would
             for elt in s.iter.elts:
-                self.store(copy.deepcopy(s.target), elt, out, s)
-                out.extend(self.block(copy.deepcopy(s.body)))
+                body = copy.deepcopy(s.body)
+                if isinstance(elt, gast.Name) and elt.id in self.ctx.functions and isinstance(s.target, gast.Name):
+                    body = [substitute(b, {s.target.id: elt}) for b in body]     # a tuple of functions
+                else:
+                    self.store(copy.deepcopy(s.target), elt, out, s)
+                out.extend(self.block(body))
             return
         length, element = self.iterable(s.iter, out, s)
         target = s.target

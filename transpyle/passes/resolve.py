@@ -5,6 +5,7 @@ no rule is an error naming the user's line.
 """
 import builtins
 import cmath
+import copy
 import math
 import types
 import warnings
@@ -188,7 +189,8 @@ class _Resolver(gast.NodeTransformer):
         """The transform a call like ``transpyle.grad(loss, argnums=1)`` builds, if ``call`` is one
         (its arguments must be known at transform time); None otherwise."""
         chain = dotted(call.func)
-        if chain is None or chain.split(".")[0] in self.locals:
+        if chain is None or chain.split(".")[0] in self.locals or chain in self.ctx.functions or \
+                not self.unit.lookup(chain.split(".")[0])[0]:
             return None
         found, obj = self._lookup(call.func)
         if not getattr(obj, "__transpyle_transform__", False):
@@ -244,8 +246,10 @@ class _Resolver(gast.NodeTransformer):
         return None
 
     def visit_Name(self, node):
-        if not isinstance(node.ctx, gast.Load) or node.id in self.locals:
+        if not isinstance(node.ctx, gast.Load) or node.id in self.locals or node.id in self.ctx.functions:
             return node
+        if node.id in self.static_values:          # a transform built in the body, passed along
+            return self._function_value(node, self.static_values[node.id])
         found, obj = self._lookup(node)
         folded = self._constant(node, obj)
         if folded is not None:
@@ -257,6 +261,8 @@ class _Resolver(gast.NodeTransformer):
             return gast.copy_location(name(self.ctx.capture(self.unit, node.id, obj)), node)
         if isinstance(obj, types.ModuleType) or isinstance(obj, type):
             return node            # used as a prefix or a dtype; checked where it is used
+        if _is_user_function(getattr(obj, "py_func", obj)) or hasattr(obj, "generated_function"):
+            return self._function_value(node, obj)   # passed to a helper that calls it: inlined there
         raise self.ctx.error(node, f"'{node.id}' ({type(obj).__name__}) cannot be used as a value here",
                              hint="only numbers, arrays and calls are supported as values")
 
@@ -270,7 +276,7 @@ class _Resolver(gast.NodeTransformer):
             if isinstance(obj, type) and issubclass(obj, np.generic):
                 return parse_expr(f"np.{obj.__name__}")
             raise self.ctx.error(node, f"'{chain}' cannot be used as a value here",
-                                 hint="call it, or use a number")
+                                 hint=f"call it; to pass it to a helper, wrap it: lambda v: {chain}(v)")
         node.value = self.visit(node.value)
         if node.attr == "T":
             return gast.Call(func=parse_expr("np.transpose"), args=[node.value], keywords=[])
@@ -284,6 +290,14 @@ class _Resolver(gast.NodeTransformer):
         for kw in node.keywords:
             kw.value = self.visit(kw.value)
         func = node.func
+        if isinstance(func, gast.Subscript) and isinstance(func.value, gast.Tuple) and \
+                isinstance(func.slice, gast.Constant) and isinstance(func.slice.value, int):
+            node.func = func = func.value.elts[func.slice.value]     # (f, g)[0](x): a static choice
+        if isinstance(func, gast.Name) and func.id in self.ctx.functions:
+            return node                  # a function passed in by the caller, already registered
+        if isinstance(func, gast.Name) and func.id == "len" and "len" not in self.locals and node.args and \
+                isinstance(node.args[0], gast.Tuple):
+            return gast.copy_location(const(len(node.args[0].elts)), node)   # len of a static tuple
         built = self.static_values.get(func.id) if isinstance(func, gast.Name) else \
             self._transform_call(func) if isinstance(func, gast.Call) else None
         if built is not None:            # grad(loss)(w, x) or g(w, x) with g = grad(loss)
@@ -328,6 +342,22 @@ class _Resolver(gast.NodeTransformer):
         raise self.ctx.error(node, f"{label} has no derivative rule", construct=label,
                              hint="supported functions are listed in docs/subset.md; "
                                   "rewrite it with supported operations or pass its result as an argument")
+
+    def _function_value(self, node, obj):
+        """A function used as a value (an argument of a helper such as ``lax.fori_loop``): registered
+        under a key, which the inliner substitutes into the helper's body."""
+        call = gast.Call(func=copy.deepcopy(node), args=[], keywords=[])
+        gast.copy_location(call, node)
+        if hasattr(obj, "generated_function"):
+            registered = self._deferred(call, obj)
+        else:
+            obj = getattr(obj, "py_func", obj)
+            unit = read_function(obj)
+            key = self.ctx.namer.fresh(unit.name if not unit.name.startswith("lambda") else "lambda_fn")
+            self.ctx.functions[key] = unit
+            registered = call
+            registered.func = name(key)
+        return gast.copy_location(name(registered.func.id), node)
 
     def _deferred(self, node, transformed):
         if not hasattr(transformed, "generated_function"):
