@@ -14,7 +14,7 @@ import gast
 
 from ..ast_utils import (all_names, assign, const, loaded_names, name, parse_expr, stored_names, substitute,
                          template_expr)
-from .resolve import ENCLOSING_ATTR
+from .resolve import AT_UPDATES, ENCLOSING_ATTR, at_update
 from ..primitives import is_atom, is_shape_expr, lookup
 
 _PURE_CALLS = ("len", "int", "min", "max", "abs", "float", "rt.trip_count")
@@ -151,6 +151,9 @@ class _Normalizer:
         return name(tmp), None
 
     def call(self, node, out):
+        update = at_update(node)
+        if update is not None:
+            return self.functional_update(node, *update, out)
         fname = _call_name(node)
         if fname in ("range", "enumerate", "zip"):
             raise self.ctx.error(node, f"'{fname}' is supported only as the iterable of a for loop",
@@ -176,6 +179,24 @@ class _Normalizer:
         for kw in node.keywords:
             kw.value = self.operand(kw.value, kw.arg, prim, diff, out)
         return node
+
+    def functional_update(self, node, array, index, op, value, out):
+        """``array.at[index].op(value)``: a copy of the array with that part updated."""
+        arr = self.atom(array, out)
+        new = self.fresh()
+        out.append(self.located(assign(new, gast.Call(func=parse_expr("np.copy"), args=[arr], keywords=[])), node))
+        index = self.pure(index, out)
+        part = gast.Subscript(value=name(new), slice=copy.deepcopy(index), ctx=gast.Load())
+        combine = AT_UPDATES[op]
+        if combine is None:
+            result = value
+        elif combine.startswith("np."):
+            result = gast.Call(func=parse_expr(combine), args=[part, value], keywords=[])
+        else:
+            result = gast.BinOp(left=part, op=getattr(gast, combine)(), right=value)
+        v = self.atom(result, out)
+        out.append(self.located(assign(gast.Subscript(value=name(new), slice=index, ctx=gast.Store()), v), node))
+        return name(new)
 
     def argument(self, value, out):
         """An argument of a user function: an atom, or a function (a local def or lambda, by its

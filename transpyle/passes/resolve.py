@@ -374,6 +374,11 @@ class _Resolver(gast.NodeTransformer):
 
     def _method(self, node):
         func = node.func
+        if at_update(node) is not None:        # x.at[idx].set(v): kept for normalize to spell out
+            target = func.value.value
+            target.value = self.visit(target.value)
+            func.value.slice = self.visit(func.value.slice)
+            return node
         func.value = self.visit(func.value)       # the receiver may itself be x.T or a call
         target = _METHODS.get(func.attr)
         if target is None:
@@ -385,6 +390,20 @@ class _Resolver(gast.NodeTransformer):
         if func.attr == "transpose" and args:
             raise self.ctx.error(node, "transpose with axes is not supported", hint="use .T for matrices")
         return gast.Call(func=parse_expr(target), args=[func.value] + args, keywords=node.keywords)
+
+
+AT_UPDATES = {"set": None, "add": "Add", "multiply": "Mult", "mul": "Mult", "min": "np.minimum",
+              "max": "np.maximum"}
+
+
+def at_update(node):
+    """(array, index, operation, value) for a call ``array.at[index].op(value)``, else None."""
+    func = node.func if isinstance(node, gast.Call) else None
+    if isinstance(func, gast.Attribute) and func.attr in AT_UPDATES and isinstance(func.value, gast.Subscript) \
+            and isinstance(func.value.value, gast.Attribute) and func.value.value.attr == "at" \
+            and len(node.args) == 1 and not node.keywords:
+        return func.value.value.value, func.value.slice, func.attr, node.args[0]
+    return None
 
 
 def _fold(node, operands):
