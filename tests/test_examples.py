@@ -1,0 +1,48 @@
+"""Every example in examples/ runs and reaches its documented result."""
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+pytestmark = pytest.mark.numba
+
+
+def load(name):
+    spec = importlib.util.spec_from_file_location(f"example_{name}", EXAMPLES / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_jit_fit():
+    w = load("jit_fit").main()                                # the lasso fit, last
+    np.testing.assert_allclose(w, [2.0, -1.0, 0.0, 0.5, 0.0], atol=0.1)
+
+
+def test_per_example_grads():
+    assert load("per_example_grads").main().shape == (20_000, 16)
+
+
+def test_newton_hessian():
+    np.testing.assert_allclose(load("newton_hessian").main(), np.ones(4), atol=1e-6)
+
+
+def test_spectral_radius():
+    g, closed = load("spectral_radius").main()
+    np.testing.assert_allclose(g, closed, atol=1e-8)
+
+
+def test_straight_through():
+    w = load("straight_through").main()
+    np.testing.assert_allclose(np.round(w * 4.0) / 4.0, [0.75, -1.25, 0.5])
+
+
+def test_conv1d():
+    np.testing.assert_allclose(load("conv1d").main(), [0.25, 0.5, 0.25], atol=1e-3)
+
+
+def test_logreg_example_runs():
+    load("logreg")
