@@ -22,6 +22,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import transpyle  # noqa: E402
+from timing import best_time  # noqa: E402
 
 STATES, STEPS, DT = 50, 1000, 0.01
 DIM = 100
@@ -87,25 +88,6 @@ def jax_programs():
 
 
 # ---- helpers ---------------------------------------------------------------------------------------------
-def best_time(fn, repeat=5, min_batch_s=0.05):
-    fn()
-    number = 1
-    while True:
-        t0 = time.perf_counter()
-        for _ in range(number):
-            fn()
-        if time.perf_counter() - t0 >= min_batch_s:
-            break
-        number *= 2
-    best = math.inf
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(number):
-            fn()
-        best = min(best, (time.perf_counter() - t0) / number)
-    return best
-
-
 def timed_first_call(fn):
     t0 = time.perf_counter()
     out = fn()
@@ -137,7 +119,6 @@ def main():
     t0 = 0.3
 
     primal_ode = numba.njit(ode_final_state)
-    primal_energy = numba.njit(chain_energy)
     primal_scalar = numba.njit(scalar_iteration)
     grad_energy = transpyle.grad(chain_energy)
 

@@ -23,6 +23,8 @@ import time
 import numba
 import numpy as np
 
+from timing import best_time
+
 N = 100_000
 K, C = 1.5, 0.03
 
@@ -87,26 +89,6 @@ def rel_err(a, b):
 
 
 # --- timing helpers -------------------------------------------------------------------------
-
-
-def best_time(fn, repeat=7, min_batch_s=0.02):
-    """Best seconds per call of fn() over `repeat` batches (fn is called once first to warm up)."""
-    fn()
-    number = 1
-    while True:
-        t0 = time.perf_counter()
-        for _ in range(number):
-            fn()
-        if time.perf_counter() - t0 >= min_batch_s:
-            break
-        number *= 2
-    best = math.inf
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(number):
-            fn()
-        best = min(best, (time.perf_counter() - t0) / number)
-    return best
 
 
 HERE = os.path.dirname(os.path.abspath(__file__))

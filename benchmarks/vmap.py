@@ -21,6 +21,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import transpyle  # noqa: E402
+from timing import best_time  # noqa: E402
 
 B_LOGISTIC, D = 100_000, 64
 B_PENDULUM, STEPS = 10_000, 1_000
@@ -65,16 +66,6 @@ def jax_programs():
     return {"logistic": jax.jit(jax.vmap(jax.grad(jlogistic), in_axes=(None, 0, 0))),
             "pendulum": jax.jit(jax.vmap(jax.grad(jpendulum), in_axes=(0, None)), static_argnums=1),
             "version": jax.__version__}
-
-
-def best_time(fn, repeat=5):
-    fn()
-    best = math.inf
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
 
 
 def rel_err(a, b):

@@ -17,10 +17,9 @@ import gast
 from .. import rules
 from ..ast_utils import assign, comment, const, name, parse_expr, substitute
 from ..kinds import Kind
-from ..primitives import is_atom, lookup
-from ..rules.common import StaticError
+from ..primitives import is_atom
 from .activity import assignments
-from .infer import operand_kinds
+from .infer import rule_for
 from .reverse import check_aliasing, source_comment
 
 
@@ -100,14 +99,7 @@ class Forward:
         return [assign(self.tan(var), tangent)]
 
     def rule(self, s, value, var):
-        prim, bound = lookup(value)
-        if prim is None:
-            raise self.ctx.error(s, bound)
-        try:
-            kinds = operand_kinds(self.ctx, prim, bound)
-            templates = prim.jvp_templates(kinds, bound)
-        except StaticError as exc:
-            raise self.ctx.error(s, f"{prim.key}: {exc}")
+        prim, bound, templates = rule_for(self.ctx, s, value, "jvp")
         if templates is rules.LINEAR:
             return self.linear(value, prim, bound)
         terms = []

@@ -205,6 +205,20 @@ def run(tree, ctx):
     return tree
 
 
+def rule_for(ctx, stmt, value, direction):
+    """(primitive, bound operands, templates) for the right-hand side ``value`` of ``stmt``, with the
+    ``"vjp"`` or ``"jvp"`` templates for these operand kinds; errors name the user's line."""
+    prim, bound = lookup(value)
+    if prim is None:
+        raise ctx.error(stmt, bound)
+    try:
+        kinds = operand_kinds(ctx, prim, bound)
+        templates = prim.vjp_templates(kinds, bound) if direction == "vjp" else prim.jvp_templates(kinds, bound)
+    except StaticError as exc:
+        raise ctx.error(stmt, f"{prim.key}: {exc}")
+    return prim, bound, templates
+
+
 def operand_kinds(ctx, prim, bound):
     """The KindMap a rule sees for a primitive applied to ``bound`` operands (after ``run``)."""
     kinds = {}

@@ -23,10 +23,9 @@ from ..ast_utils import (assign, comment, const, expr_source, loaded_names, name
                          stored_names, substitute)
 from .. import rules
 from ..kinds import Kind, TupleKind
-from ..primitives import is_atom, lookup
-from ..rules.common import StaticError
+from ..primitives import is_atom
 from .activity import assignments, output_names
-from .infer import operand_kinds
+from .infer import operand_kinds, rule_for
 
 
 class _Plan:
@@ -356,14 +355,7 @@ class Reverse:
         return out
 
     def rule(self, s, value, g, var):
-        prim, bound = lookup(value)
-        if prim is None:
-            raise self.ctx.error(s, bound)
-        try:
-            kinds = operand_kinds(self.ctx, prim, bound)
-            templates = prim.vjp_templates(kinds, bound)
-        except StaticError as exc:
-            raise self.ctx.error(s, f"{prim.key}: {exc}")
+        prim, bound, templates = rule_for(self.ctx, s, value, "vjp")
         if not prim.diff:
             return []
         if not templates:
