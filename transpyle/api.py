@@ -148,6 +148,8 @@ class Transformed:
     def generated_function(self, kinds):
         """The generated Python function for argument ``kinds``: what a transform of this
         transform reads as its source (generated code stays inside the accepted subset)."""
+        if self.mode == "jvp":        # called as f_jvp(*primals, *tangents): the primals set the kinds
+            kinds = kinds[:len(self.argnums)]
         argnums = tuple(n % len(kinds) for n in self.argnums)
         fname, tree, ctx = pipeline.transform(self.fun, self.mode, argnums, kinds, self.has_aux,
                                               self.tuple_argnums, holomorphic=self.holomorphic,
@@ -246,6 +248,9 @@ def jvp(fun, primals, tangents, has_aux=False, backend=None):
         out, aux = out
         return out, tangent_out, aux
     return out, tangent_out
+
+
+jvp.__transpyle_jvp__ = True           # in transformed code: a call to the forward-mode code of fun
 
 
 def linearize(fun, *primals, backend=None):

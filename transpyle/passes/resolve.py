@@ -83,8 +83,10 @@ def _library_name(obj):
 
 
 def _is_user_function(obj):
-    return isinstance(obj, types.FunctionType) and not (getattr(obj, "__module__", "") or "").startswith(
-        ("numpy", "math", "transpyle.runtime"))
+    module = getattr(obj, "__module__", "") or ""
+    if module.startswith("transpyle") and module != "transpyle.lax":
+        return False                   # the API itself is not transformed code
+    return isinstance(obj, types.FunctionType) and not module.startswith(("numpy", "math"))
 
 
 class _Resolver(gast.NodeTransformer):
@@ -202,6 +204,12 @@ class _Resolver(gast.NodeTransformer):
     def _static_value(self, node):
         if isinstance(node, gast.Constant):
             return node.value
+        if isinstance(node, gast.Name) and node.id in self.ctx.functions:     # a function registered above
+            registered = self.ctx.functions[node.id]
+            if isinstance(registered, DeferredCall):
+                return registered.transformed
+            if hasattr(registered, "func"):
+                return registered.func
         if isinstance(node, gast.Tuple):
             return tuple(self._static_value(e) for e in node.elts)
         if isinstance(node, gast.Name) and node.id in self.static_values:
@@ -328,6 +336,8 @@ class _Resolver(gast.NodeTransformer):
         obj = getattr(obj, "py_func", obj)          # a Numba dispatcher: its Python function
         if hasattr(obj, "generated_function"):      # a transformed function: generated once kinds are known
             return self._deferred(node, obj)
+        if getattr(obj, "__transpyle_jvp__", False):
+            return self._jvp_call(node)
         if _is_user_function(obj):
             try:
                 unit = read_function(obj)
@@ -358,6 +368,21 @@ class _Resolver(gast.NodeTransformer):
             registered = call
             registered.func = name(key)
         return gast.copy_location(name(registered.func.id), node)
+
+    def _jvp_call(self, node):
+        """``transpyle.jvp(f, (x, y), (dx, dy))`` in transformed code: a call to f's forward-mode code
+        with the primals and the tangents; it returns (output, tangent) like jvp."""
+        if len(node.args) != 3 or node.keywords or not all(isinstance(a, gast.Tuple) for a in node.args[1:]) \
+                or len(node.args[1].elts) != len(node.args[2].elts):
+            raise self.ctx.error(node, "jvp in transformed code needs the form jvp(f, (x, ...), (dx, ...))",
+                                 hint="write the primals and tangents as tuples, one tangent per primal")
+        from ..api import Transformed
+        fun = self._static_value(node.args[0])
+        primals, tangents = node.args[1].elts, node.args[2].elts
+        forward = Transformed(fun, "jvp", tuple(range(len(primals))))
+        call = gast.Call(func=name("_"), args=list(primals) + list(tangents), keywords=[])
+        gast.copy_location(call, node)
+        return self._deferred(call, forward)
 
     def _deferred(self, node, transformed):
         if not hasattr(transformed, "generated_function"):

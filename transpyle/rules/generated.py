@@ -7,13 +7,14 @@ linear in what they store, so their tangents are tapes of tangents.
 import numpy as np
 
 from .. import runtime as rt
-from ..kinds import BOOL
+from ..kinds import BOOL, INT
 from . import LINEAR, define
 
 # the user's stop_gradient(x): x, with no derivative in either mode
 define("stop_gradient", [rt.stop_gradient], "x", lambda k, s: k["x"])
 # the loop test of a `for ... range` loop that can break (written by the jumps pass)
 define("rt.in_range", [rt.in_range], "i, stop, step", lambda k, s: BOOL)
+define("rt.trip_count", [rt.trip_count], "start, stop, step", lambda k, s: INT)
 # tapes of arrays (lists); to kinds a tape of rank-r arrays has rank r + 1, and its tangent is a tape too
 define("rt.array_tape", [rt.array_tape], "like", lambda k, s: k["like"].with_ndim(k["like"].ndim + 1),
        diff=("like",), jvp=LINEAR)
