@@ -44,6 +44,22 @@ def switch_branches(x, k):
     return lax.switch(k, (lambda v: v * 2.0, lambda v: math.sin(v), lambda v: v ** 3), x)
 
 
+def scan_recurrence(xs, a):
+    def step(c, x):
+        c = c * a + math.sin(x)
+        return c, c * c
+    carry, ys = lax.scan(step, 0.0, xs)
+    return carry + np.sum(ys * xs)
+
+
+def scan_rnn(h0, xs, w):
+    def step(h, x):
+        h = np.tanh(w * h + x)
+        return h, h * 2.0
+    h, hs = lax.scan(step, h0, xs)
+    return np.sum(hs) + np.sum(h)
+
+
 def select_where(x, y):
     return np.sum(lax.select(x > y, x * y, x - y))
 
@@ -69,6 +85,9 @@ CASES = [
     ("while_loop", while_scalar, lambda rng: (float(rng.uniform(1.1, 1.3)),), 0),
     ("cond", cond_both_ways, lambda rng: (float(rng.choice([-1, 1]) * rng.uniform(0.2, 1.0)),), 0),
     ("switch", switch_branches, lambda rng: (float(rng.uniform(0.2, 1.0)), int(rng.integers(-1, 5))), 0),
+    ("scan", scan_recurrence, lambda rng: (rng.normal(size=6), float(rng.uniform(0.3, 0.9))), (0, 1)),
+    ("scan array carry", scan_rnn, lambda rng: (rng.normal(size=3), rng.normal(size=(5, 3)),
+                                                float(rng.uniform(0.2, 0.8))), (0, 1, 2)),
     ("select", select_where, lambda rng: (rng.normal(size=5), rng.normal(size=5) + 3.0), (0, 1)),
     ("local def passed to a helper", higher_order_local_def, lambda rng: (float(rng.uniform(0.2, 1.0)),), 0),
 ]

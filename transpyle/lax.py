@@ -1,5 +1,5 @@
 """Structured control flow with JAX's names and semantics: ``fori_loop``, ``while_loop``, ``cond``,
-``switch``, ``select``.
+``switch``, ``scan``, ``select``.
 
 Each is a plain Python function. In transformed code it is inlined like any helper, and the
 functions passed to it are inlined in turn, so it becomes an ordinary loop or branch: differentiable
@@ -7,6 +7,8 @@ in both modes (reverse mode through ``while_loop`` too, which JAX refuses) and b
 Called outside transformed code they run as Python.
 """
 import numpy as np
+
+from . import runtime as rt
 
 
 def fori_loop(lower, upper, body_fun, init_val):
@@ -43,6 +45,18 @@ def switch(index, branches, operand):
             result = branch(operand)
         k += 1
     return result
+
+
+def scan(f, init, xs):
+    """``carry, y = f(carry, x)`` for each ``x`` along the first axis of ``xs``; returns the final
+    carry and the ``y``s stacked along a new first axis (``y`` one array or number per step)."""
+    carry, y = f(init, xs[0])
+    ys = rt.stack_like(xs.shape[0], y)
+    ys[0] = y
+    for i in range(1, xs.shape[0]):
+        carry, y = f(carry, xs[i])
+        ys[i] = y
+    return carry, ys
 
 
 def select(pred, on_true, on_false):

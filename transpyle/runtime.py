@@ -67,6 +67,20 @@ def _copy_rows(src, dst, count):
         dst[k] = src[k]
 
 
+def stack_like(n, item):
+    """An uninitialized array of ``n`` items shaped like ``item`` (a number or an array)."""
+    return np.empty((n,) + np.shape(item), np.asarray(item).dtype)
+
+
+@overload(stack_like, jit_options={"cache": True})
+def _stack_like_numba(n, item):
+    if isinstance(item, types.Array):
+        return lambda n, item: np.empty((n,) + item.shape, item.dtype)
+    dtype = np.complex128 if isinstance(item, types.Complex) else np.int64 if isinstance(item, types.Integer) \
+        else np.bool_ if isinstance(item, types.Boolean) else np.float64
+    return lambda n, item: np.empty(n, dtype)
+
+
 def stop_gradient(x):
     """``x`` itself; to the transforms, a value whose derivative is zero (as ``jax.lax.stop_gradient``)."""
     return x

@@ -14,6 +14,7 @@ from . import LINEAR, define
 define("stop_gradient", [rt.stop_gradient], "x", lambda k, s: k["x"])
 # the loop test of a `for ... range` loop that can break (written by the jumps pass)
 define("rt.in_range", [rt.in_range], "i, stop, step", lambda k, s: BOOL)
+define("rt.stack_like", [rt.stack_like], "n, item", lambda k, s: k["item"].with_ndim(k["item"].ndim + 1))
 define("rt.trip_count", [rt.trip_count], "start, stop, step", lambda k, s: INT)
 # tapes of arrays (lists); to kinds a tape of rank-r arrays has rank r + 1, and its tangent is a tape too
 define("rt.array_tape", [rt.array_tape], "like", lambda k, s: k["like"].with_ndim(k["like"].ndim + 1),
