@@ -3,8 +3,8 @@
 The function, normalized for one example, goes into the generated module as ``f_primal``; a driver
 ``f_vmap`` runs it for every example in a ``numba.prange`` loop (all cores; the numpy backend runs
 the same loop sequentially), writing each result into its own slot of the batched outputs. Any
-control flow works unchanged, since each example runs the original code. Example 0 runs first, to
-learn the output shapes.
+control flow works unchanged, since each example runs the original code. Where outputs are arrays,
+example 0 runs first to give their shapes.
 
 The driver is inside the accepted subset (explicit index loops, no slice assignment; ``prange``
 reads as ``range`` to the other transforms), so ``grad`` of a loss that calls a vmapped function
@@ -88,16 +88,17 @@ def vmap_driver(namer, name, params, kinds, in_axes, out_kinds, tuple_out, out_a
         return [p if axis is None else _index(p, kinds[p].ndim, axis, index)
                 for p, axis in zip(params, in_axes)]
 
-    first = namer.fresh("_first")
-    emit(1, f"{first} = {primal_name}({', '.join(example_args('0'))})")
-    results = [f"{first}[{j}]" for j in range(len(out_kinds))] if tuple_out else [first]
-    named = []
-    for j, r in enumerate(results):
-        if r != first:
-            n = namer.fresh("_part")
-            emit(1, f"{n} = {r}")
-            r = n
-        named.append(r)
+    named = [None] * len(out_kinds)
+    if any(ok.ndim for ok in out_kinds):       # example 0 runs first only to give the output shapes
+        first = namer.fresh("_first")
+        emit(1, f"{first} = {primal_name}({', '.join(example_args('0'))})")
+        results = [f"{first}[{j}]" for j in range(len(out_kinds))] if tuple_out else [first]
+        for j, r in enumerate(results):
+            if r != first:
+                n = namer.fresh("_part")
+                emit(1, f"{n} = {r}")
+                r = n
+            named[j] = r
     outs = []
     for j, (r, ok) in enumerate(zip(named, out_kinds)):
         axis = out_axes[j]
