@@ -19,7 +19,7 @@ from ..ast_utils import assign, comment, const, name, parse_expr, substitute
 from ..kinds import Kind
 from ..primitives import is_atom
 from .activity import assignments
-from .infer import rule_for
+from .infer import active_templates, rule_for, template_names
 from .reverse import check_aliasing, source_comment
 
 
@@ -103,18 +103,9 @@ class Forward:
         if templates is rules.LINEAR:
             return self.linear(value, prim, bound)
         terms = []
-        for key, template in templates.items():
-            param, index = key if isinstance(key, tuple) else (key, None)
-            operand = bound[param] if index is None else bound[param].elts[index]
-            if not isinstance(operand, gast.Name) or operand.id not in self.active:
-                continue
-            subs = {"g": name(self.tan(operand.id)), "t": name(self.tan(operand.id)), "y": name(var)}
-            for p, node in bound.items():
-                if prim.varargs and p == prim.params[0]:
-                    for i, e in enumerate(node.elts):
-                        subs[f"a{i}"] = e
-                else:
-                    subs[p] = node
+        for param, operand, template in active_templates(templates, bound, self.active):
+            subs = template_names(prim, bound, name(self.tan(operand.id)), name(var))
+            subs["t"] = subs["g"]
             terms.append(substitute(parse_expr(template), subs))
         if not terms:
             if any(isinstance(bound.get(p), gast.Name) and bound[p].id in self.active for p in prim.diff):

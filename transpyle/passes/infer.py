@@ -219,6 +219,28 @@ def rule_for(ctx, stmt, value, direction):
     return prim, bound, templates
 
 
+def active_templates(templates, bound, active):
+    """(parameter, operand name node, template) for each rule template whose operand is active."""
+    for key, template in templates.items():
+        param, index = key if isinstance(key, tuple) else (key, None)
+        operand = bound[param] if index is None else bound[param].elts[index]
+        if isinstance(operand, gast.Name) and operand.id in active:
+            yield param, operand, template
+
+
+def template_names(prim, bound, g, y):
+    """What a template's names stand for: ``g`` (cotangent or tangent), ``y`` (the output), each
+    parameter's operand, and ``a0, a1, ...`` for the elements of a tuple of operands."""
+    subs = {"g": g, "y": y}
+    for p, node in bound.items():
+        if prim.varargs and p == prim.params[0]:
+            for i, e in enumerate(node.elts):
+                subs[f"a{i}"] = e
+        else:
+            subs[p] = node
+    return subs
+
+
 def operand_kinds(ctx, prim, bound):
     """The KindMap a rule sees for a primitive applied to ``bound`` operands (after ``run``)."""
     kinds = {}

@@ -25,7 +25,7 @@ from .. import rules
 from ..kinds import Kind, TupleKind
 from ..primitives import is_atom
 from .activity import assignments, output_names
-from .infer import operand_kinds, rule_for
+from .infer import active_templates, operand_kinds, rule_for, template_names
 
 
 class _Plan:
@@ -363,12 +363,8 @@ class Reverse:
                                  hint="use forward mode (jvp, jacfwd) for it, or see docs/subset.md")
         out_kind = self.kind(var)
         stmts = []
-        for key, template in templates.items():
-            param, index = key if isinstance(key, tuple) else (key, None)
-            operand = bound[param] if index is None else bound[param].elts[index]
-            if not isinstance(operand, gast.Name) or operand.id not in self.active:
-                continue
-            subs = self.template_names(prim, bound, g, var)
+        for param, operand, template in active_templates(templates, bound, self.active):
+            subs = template_names(prim, bound, name(g), name(var))
             subs["b" + param] = self.adj(operand.id)
             if "=" in template.replace("==", "").replace("<=", "").replace(">=", "").replace("!=", ""):
                 stmts.extend(substitute(st, subs) for st in parse_stmts(template))
@@ -378,16 +374,6 @@ class Reverse:
                 contrib = self.unbroadcast(contrib, operand.id, out_kind)
             stmts.append(self.accumulate(operand.id, contrib))
         return stmts
-
-    def template_names(self, prim, bound, g, var):
-        subs = {"g": name(g), "y": name(var)}
-        for p, node in bound.items():
-            if prim.varargs and p == prim.params[0]:
-                for i, e in enumerate(node.elts):
-                    subs[f"a{i}"] = e
-            else:
-                subs[p] = node
-        return subs
 
     def may_broadcast(self, operand, bound, prim):
         """Whether the output can be larger than ``operand``: not when every other operand is a
