@@ -1,8 +1,11 @@
-"""The transforms users call: grad, value_and_grad, vjp, and show.
+"""The transforms users call: grad, value_and_grad, vjp, jvp, linearize, jacfwd, jacrev, hessian,
+vmap, jit, and show.
 
-Each transform returns a callable that, per combination of argument kinds, runs the pipeline
-once, loads the generated module through the cache and compiles it with the backend; later
-calls with the same kinds go straight to the compiled function.
+Each transform returns a callable (a ``Transformed``) that, per combination of argument kinds,
+runs the pipeline once, loads the generated module through the cache and compiles it with the
+backend; later calls with the same kinds go straight to the compiled function. A ``Transformed``
+is also valid input to every transform: its generated code is read as source
+(``generated_function``).
 """
 import functools
 import inspect
