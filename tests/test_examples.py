@@ -46,3 +46,8 @@ def test_conv1d():
 
 def test_logreg_example_runs():
     load("logreg")
+
+
+def test_selu_mlp():
+    first, last = load("selu_mlp").main(steps=100)
+    assert last < 0.5 * first
