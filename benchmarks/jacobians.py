@@ -22,7 +22,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import transpyle  # noqa: E402
-from timing import best_time  # noqa: E402
+from timing import best_time, rel_err  # noqa: E402
 
 STATES, STEPS, DT = 50, 1000, 0.01
 DIM = 100
@@ -101,11 +101,6 @@ def fd_jacobian(f, x, h=1e-6):
         e[k] = h
         cols.append((np.asarray(f(x + e)) - np.asarray(f(x - e))) / (2 * h))
     return np.stack(cols, axis=-1)
-
-
-def rel_err(a, b):
-    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
-    return float(np.max(np.abs(a - b)) / max(np.max(np.abs(b)), 1e-300))
 
 
 def fmt(seconds):

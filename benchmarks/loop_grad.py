@@ -23,7 +23,7 @@ import time
 import numba
 import numpy as np
 
-from timing import best_time
+from timing import best_time, rel_err
 
 N = 100_000
 K, C = 1.5, 0.03
@@ -81,11 +81,6 @@ def pendulum_fd(k, c, n, h=1e-6):
     dk = (pendulum_nb(k + h, c, n) - pendulum_nb(k - h, c, n)) / (2 * h)
     dc = (pendulum_nb(k, c + h, n) - pendulum_nb(k, c - h, n)) / (2 * h)
     return dk, dc
-
-
-def rel_err(a, b):
-    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
-    return float(np.max(np.abs(a - b)) / max(np.max(np.abs(b)), 1e-300))
 
 
 # --- timing helpers -------------------------------------------------------------------------

@@ -1,6 +1,9 @@
-"""Timing shared by the benchmark scripts: the best per-call time over several batches."""
+"""Helpers shared by the benchmark scripts: the best per-call time over several batches, and the
+relative error used to check that compared implementations agree."""
 import math
 import time
+
+import numpy as np
 
 
 def best_time(fn, repeat=7, min_batch_s=0.02):
@@ -22,3 +25,9 @@ def best_time(fn, repeat=7, min_batch_s=0.02):
             fn()
         best = min(best, (time.perf_counter() - t0) / number)
     return best
+
+
+def rel_err(a, b):
+    """Largest absolute difference, relative to the largest magnitude of the reference ``b``."""
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    return float(np.max(np.abs(a - b)) / max(np.max(np.abs(b)), 1e-300))

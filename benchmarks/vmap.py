@@ -21,7 +21,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import transpyle  # noqa: E402
-from timing import best_time  # noqa: E402
+from timing import best_time, rel_err  # noqa: E402
 
 B_LOGISTIC, D = 100_000, 64
 B_PENDULUM, STEPS = 10_000, 1_000
@@ -66,10 +66,6 @@ def jax_programs():
     return {"logistic": jax.jit(jax.vmap(jax.grad(jlogistic), in_axes=(None, 0, 0))),
             "pendulum": jax.jit(jax.vmap(jax.grad(jpendulum), in_axes=(0, None)), static_argnums=1),
             "version": jax.__version__}
-
-
-def rel_err(a, b):
-    return float(np.max(np.abs(np.asarray(a) - np.asarray(b))) / max(np.max(np.abs(np.asarray(b))), 1e-300))
 
 
 def main():

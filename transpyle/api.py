@@ -134,12 +134,8 @@ class Transformed:
         if entry is None:
             if self.mode != "primal":
                 self._check_argnums(len(args))
-            argnums = tuple(n % len(args) for n in self.argnums) if args else ()
-            fname, tree, ctx = pipeline.transform(self.fun, self.mode, argnums, kinds, self.has_aux,
-                                                  self.tuple_argnums, holomorphic=self.holomorphic,
-                                                  static=static, **self.transform_options)
-            text = pipeline.module_source(tree, ctx)
-            module = load_module(text, fname)
+            fname, tree, ctx = self._transform(kinds, static)
+            module = load_module(pipeline.module_source(tree, ctx), fname)
             getters = [getter for _, getter, _ in ctx.captured.values()]
             captured = tuple(g() for g in getters)
             entry = compile_function(backend, module, fname, args + captured + tuple(extra))
@@ -148,15 +144,18 @@ class Transformed:
             self._compiled[key] = entry
         return entry
 
+    def _transform(self, kinds, static=None):
+        """Run the pipeline for these argument kinds with this transform's settings."""
+        argnums = tuple(n % len(kinds) for n in self.argnums) if kinds else ()
+        return pipeline.transform(self.fun, self.mode, argnums, kinds, self.has_aux, self.tuple_argnums,
+                                  holomorphic=self.holomorphic, static=static, **self.transform_options)
+
     def generated_function(self, kinds):
         """The generated Python function for argument ``kinds``: what a transform of this
         transform reads as its source (generated code stays inside the accepted subset)."""
         if self.mode == "jvp":        # called as f_jvp(*primals, *tangents): the primals set the kinds
             kinds = kinds[:len(self.argnums)]
-        argnums = tuple(n % len(kinds) for n in self.argnums)
-        fname, tree, ctx = pipeline.transform(self.fun, self.mode, argnums, kinds, self.has_aux,
-                                              self.tuple_argnums, holomorphic=self.holomorphic,
-                                              **self.transform_options)
+        fname, tree, ctx = self._transform(kinds)
         if ctx.captured:
             raise TranspileError(f"'{getattr(self.fun, '__name__', self.fun)}' reads module-level arrays "
                                  f"({', '.join(p for p, _, _ in ctx.captured.values())}); transforms of its "

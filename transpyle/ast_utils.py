@@ -143,3 +143,21 @@ def to_source(tree):
 def expr_source(node):
     """One-line source of an expression or statement (for comments and messages)."""
     return to_source(node if isinstance(node, gast.stmt) else gast.Expr(value=node)).strip().splitlines()[0]
+
+
+class SourceWriter:
+    """Builds the source of a generated function line by line (the drivers of jacfwd, jacrev and
+    vmap), with fresh names from the transform's namer; ``function()`` parses the result."""
+
+    def __init__(self, namer):
+        self.lines = []
+        self.namer = namer
+
+    def fresh(self, base):
+        return self.namer.fresh(base)
+
+    def emit(self, depth, text):
+        self.lines.append("    " * depth + text)
+
+    def function(self):
+        return parse_stmts("\n".join(self.lines))[0]

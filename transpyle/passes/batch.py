@@ -11,7 +11,7 @@ reads as ``range`` to the other transforms), so ``grad`` of a loss that calls a 
 inlines it and differentiates the loop sequentially, which keeps accumulations into unbatched
 parameters race-free.
 """
-from ..ast_utils import parse_stmts
+from ..ast_utils import SourceWriter
 from ..errors import TranspileError
 
 
@@ -73,11 +73,9 @@ def _dtype(kind):
 
 def vmap_driver(namer, name, params, kinds, in_axes, out_kinds, tuple_out, out_axes, primal_name):
     """Source of ``name(*params)`` running ``primal_name`` once per example."""
-    lines = [f"def {name}({', '.join(params)}):"]
-
-    def emit(depth, text):
-        lines.append("    " * depth + text)
-
+    w = SourceWriter(namer)
+    emit = w.emit
+    emit(0, f"def {name}({', '.join(params)}):")
     batched = [(p, axis) for p, axis in zip(params, in_axes) if axis is not None]
     size = namer.fresh("_batch")
     p0, a0 = batched[0]
@@ -126,4 +124,4 @@ def vmap_driver(namer, name, params, kinds, in_axes, out_kinds, tuple_out, out_a
         emit(depth, f"{out}[{', '.join(target)}] = {r}" + (f"[{', '.join(idx)}]" if idx else ""))
     result = f"({', '.join(outs)},)" if tuple_out else outs[0]
     emit(1, f"return {result}")
-    return parse_stmts("\n".join(lines))[0]
+    return w.function()

@@ -9,7 +9,7 @@ slice assignment, shapes spelled per dimension), so they can themselves be trans
 Result layout follows JAX: ``out.shape + in.shape`` per (output, argument) pair, a tuple over
 arguments for a tuple ``argnums``, a tuple over outputs for a tuple output.
 """
-from ..ast_utils import parse_stmts
+from ..ast_utils import SourceWriter
 
 
 def _size(expr, kind):
@@ -20,16 +20,29 @@ def _dims(expr, kind):
     return [f"{expr}.shape[{d}]" for d in range(kind.ndim)]
 
 
-class _Writer:
-    def __init__(self, namer):
-        self.lines = []
-        self.namer = namer
+def _basis(w, depth, k, expr, kind):
+    """Emit the k-th basis value shaped like ``expr`` (1.0 for a scalar); returns its name."""
+    direction = w.fresh("_dir")
+    if not kind.ndim:
+        w.emit(depth, f"{direction} = 1.0")
+        return direction
+    basis = w.fresh("_basis")
+    w.emit(depth, f"{basis} = np.zeros({expr}.size)")
+    w.emit(depth, f"{basis}[{k}] = 1.0")
+    w.emit(depth, f"{direction} = np.reshape({basis}, {expr}.shape)")
+    return direction
 
-    def fresh(self, base):
-        return self.namer.fresh(base)
 
-    def emit(self, depth, text):
-        self.lines.append("    " * depth + text)
+def _fill(w, jac, value, kind, k, depth, row=False):
+    """Emit the writes of ``value`` (flattened) into column ``k`` of ``jac``, or into row ``k``."""
+    at = (lambda r: f"{k}, {r}") if row else (lambda r: f"{r}, {k}")
+    if not kind.ndim:
+        w.emit(depth, f"{jac}[{at(0)}] = {value}")
+        return
+    flat, r = w.fresh("_flat"), w.fresh("_r")
+    w.emit(depth, f"{flat} = np.ravel({value})")
+    w.emit(depth, f"for {r} in range({flat}.size):")
+    w.emit(depth + 1, f"{jac}[{at(r)}] = {flat}[{r}]")
 
 
 def _finish(w, jac, out_kind, out_expr, arg_kind, arg):
@@ -71,7 +84,7 @@ def jacfwd_driver(namer, name, params, wrt, kinds, out_kinds, tuple_out, has_aux
     """Source of ``name(*params)``: the Jacobian from one ``jvp_name`` call per input direction.
     The first direction runs first (it gives the output shapes); the others run in a parallel loop,
     each writing its own column."""
-    w = _Writer(namer)
+    w = SourceWriter(namer)
     w.emit(0, f"def {name}({', '.join(params)}):")
     dtype = ", np.complex128" if complex_result else ""
     zero_names = {}
@@ -83,13 +96,8 @@ def jacfwd_driver(namer, name, params, wrt, kinds, out_kinds, tuple_out, has_aux
 
     def direction(depth, a, k):
         """Emit the jvp along basis direction ``k`` of ``a``; returns (primal, tangent) names."""
-        basis, tangent, out, tout = (w.fresh(b) for b in ("_basis", "_dir", "_o", "_t"))
-        if kinds[a].ndim:
-            w.emit(depth, f"{basis} = np.zeros({a}.size)")
-            w.emit(depth, f"{basis}[{k}] = 1.0")
-            w.emit(depth, f"{tangent} = np.reshape({basis}, {a}.shape)")
-        else:
-            w.emit(depth, f"{tangent} = 1.0")
+        tangent = _basis(w, depth, k, a, kinds[a])
+        out, tout = w.fresh("_o"), w.fresh("_t")
         args = params + [tangent if b == a else zero_names[b] for b in wrt]
         w.emit(depth, f"{out}, {tout} = {jvp_name}({', '.join(args)})")
         return out, tout
@@ -97,7 +105,7 @@ def jacfwd_driver(namer, name, params, wrt, kinds, out_kinds, tuple_out, has_aux
     def fill(depth, a, k, tout):
         for j, ok in enumerate(out_kinds):
             t = f"{tout}[{j}]" if tuple_out and not has_aux else tout
-            _fill_column(w, jacs[j, a], t, ok, k, depth)
+            _fill(w, jacs[j, a], t, ok, k, depth)
 
     first_out, first_t = direction(1, wrt[0], "0")
     outs, aux = _outputs(w, out_kinds, tuple_out, has_aux, first_out)
@@ -119,23 +127,13 @@ def jacfwd_driver(namer, name, params, wrt, kinds, out_kinds, tuple_out, has_aux
     elif has_aux:
         result = f"({result}, {aux})"
     w.emit(1, f"return {result}")
-    return parse_stmts("\n".join(w.lines))[0]
-
-
-def _fill_column(w, jac, t, kind, k, depth=2):
-    if not kind.ndim:
-        w.emit(depth, f"{jac}[0, {k}] = {t}")
-        return
-    flat, r = w.fresh("_flat"), w.fresh("_r")
-    w.emit(depth, f"{flat} = np.ravel({t})")
-    w.emit(depth, f"for {r} in range({flat}.size):")
-    w.emit(depth + 1, f"{jac}[{r}, {k}] = {flat}[{r}]")
+    return w.function()
 
 
 def jacrev_driver(namer, name, params, wrt, kinds, out_kinds, tuple_out, has_aux, tuple_argnums, primal_name,
                   vjp_name, complex_result=False):
     """Source of ``name(*params)``: the Jacobian from one ``vjp_name`` call per output direction."""
-    w = _Writer(namer)
+    w = SourceWriter(namer)
     w.emit(0, f"def {name}({', '.join(params)}):")
     dtype = ", np.complex128" if complex_result else ""
     first = w.fresh("_primal")
@@ -153,14 +151,10 @@ def jacrev_driver(namer, name, params, wrt, kinds, out_kinds, tuple_out, has_aux
             zero_cts[j] = w.fresh("_zero")
             w.emit(1, f"{zero_cts[j]} = {'np.zeros_like(' + o + ')' if ok.ndim else '0.0'}")
     for j, (o, ok) in enumerate(zip(outs, out_kinds)):
-        k, basis, ct, back = (w.fresh(b) for b in ("_k", "_basis", "_ct", "_b"))
+        k = w.fresh("_k")
         w.emit(1, f"for {k} in numba.prange({_size(o, ok)}):")       # rows are independent
-        if ok.ndim:
-            w.emit(2, f"{basis} = np.zeros({o}.size)")
-            w.emit(2, f"{basis}[{k}] = 1.0")
-            w.emit(2, f"{ct} = np.reshape({basis}, {o}.shape)")
-        else:
-            w.emit(2, f"{ct} = 1.0")
+        ct = _basis(w, 2, k, o, ok)
+        back = w.fresh("_b")
         if tuple_out and not has_aux:
             cts = [ct if i == j else zero_cts[i] for i in range(len(outs))]
             ct_arg = f"({', '.join(cts)},)"
@@ -168,17 +162,11 @@ def jacrev_driver(namer, name, params, wrt, kinds, out_kinds, tuple_out, has_aux
             ct_arg = ct
         w.emit(2, f"{back} = {vjp_name}({', '.join(params)}, {ct_arg})")
         for i, a in enumerate(wrt):
-            if kinds[a].ndim:
-                flat, r = w.fresh("_flat"), w.fresh("_r")
-                w.emit(2, f"{flat} = np.ravel({back}[{i}])")
-                w.emit(2, f"for {r} in range({flat}.size):")
-                w.emit(3, f"{jacs[j, a]}[{k}, {r}] = {flat}[{r}]")
-            else:
-                w.emit(2, f"{jacs[j, a]}[{k}, 0] = {back}[{i}]")
+            _fill(w, jacs[j, a], f"{back}[{i}]", kinds[a], k, 2, row=True)
     per_output = [[_finish(w, jacs[j, a], ok, o, kinds[a], a) for a in wrt]
                   for j, (o, ok) in enumerate(zip(outs, out_kinds))]
     result = _structure(per_output, tuple_out and not has_aux, tuple_argnums)
     if has_aux:
         result = f"({result}, {aux})"
     w.emit(1, f"return {result}")
-    return parse_stmts("\n".join(w.lines))[0]
+    return w.function()
