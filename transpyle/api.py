@@ -13,11 +13,12 @@ import weakref
 
 import numpy as np
 
-from . import pipeline
+from . import flat, pipeline
+from . import tree as pytree
 from .backends import choose, compile_function
 from .cache import load_module
 from .errors import TranspileError
-from .source import read_function
+from .source import FunctionSource, read_function
 from .kinds import kind_of_value, parse_kind
 
 
@@ -49,10 +50,6 @@ def _signature(fun):
 
 
 def _prepare_arg(a):
-    if isinstance(a, np.ndarray) or isinstance(a, (float, int, bool, complex, np.generic)):
-        return a
-    if isinstance(a, (list, tuple)) and a and all(isinstance(v, (int, float)) for v in a):
-        return np.asarray(a, dtype=float)
     return a
 
 
@@ -93,9 +90,9 @@ class Transformed:
     """A function transformed by one transform; compiled lazily per argument kinds."""
 
     def __init__(self, fun, mode, argnums=0, has_aux=False, backend=None, holomorphic=False):
-        if not callable(fun):
+        if not callable(fun) and not isinstance(fun, FunctionSource):
             raise TranspileError(f"expected a function, got {type(fun).__name__}")
-        if not inspect.isfunction(fun) and not isinstance(fun, Transformed):
+        if not inspect.isfunction(fun) and not isinstance(fun, (Transformed, FunctionSource)):
             read_function(fun)         # raises the error that says why (a builtin, a ufunc, ...)
         if isinstance(fun, Transformed) and mode == "vjp":
             raise TranspileError("vjp of a transformed function is not supported",
@@ -113,6 +110,7 @@ class Transformed:
             self.signature = None
         self._compiled = {}
         self._fast = {}
+        self._flat = {}             # argument structures -> (flat transform, result builder)
         self.backend_name = choose(backend)
         functools.update_wrapper(self, fun, updated=())     # not fun.__dict__: a Transformed has state
 
@@ -173,10 +171,54 @@ class Transformed:
             else:
                 return entry(*args)
         args = tuple(_prepare_arg(a) for a in _bind(self.fun, self.signature, args, kwargs))
+        if flat.has_pytree(args):
+            return self._call_flat(args)
         entry = self._entry(args)
         if not kwargs and all(type(a) in _FAST_TYPES for a in args):
             self._fast[tuple(map(_fast_key, args))] = entry
         return entry(*args)
+
+
+    # -- pytree arguments ------------------------------------------------------------------------
+    def _call_flat(self, args, static=None):
+        """``self(*args)`` for pytree arguments: the flat transform on the leaves, results rebuilt."""
+        leaves, treedefs = flat.flatten_args(args)
+        key = (treedefs, tuple((static or {}).items()))
+        if key not in self._flat:
+            self._flat[key] = self._flatten(treedefs)[:2]
+        flat_transform, rebuild = self._flat[key]
+        if static:
+            return rebuild(flat_transform._entry(leaves, static=static)(*leaves))
+        return rebuild(flat_transform(*leaves))
+
+    def _flatten(self, treedefs):
+        """(this transform of the function with pytree arguments flattened into leaves, a function
+        rebuilding its result, the TreeDef of the result when the flat result is a tuple of its
+        leaves (what a transform of this transform needs), else None)."""
+        if isinstance(self.fun, Transformed):
+            source, fun_rebuild, fun_out = self.fun._flatten(treedefs)
+            if fun_out is None and self.mode not in ("primal", "vmap"):
+                raise TranspileError(f"{self.mode} of {self.fun.mode} of a function of pytrees is not supported",
+                                     hint="apply the transforms to a function of arrays")
+        else:
+            source, fun_out = flat.flat_source(self.fun, treedefs, self.has_aux)
+            fun_rebuild = (lambda out: flat.unflat(fun_out, out))
+        return self._flat_transform(source, treedefs, fun_rebuild, fun_out)
+
+    def _flat_transform(self, source, treedefs, fun_rebuild, fun_out):
+        if self.mode == "primal":
+            return Transformed(source, "primal", backend=self.backend), fun_rebuild, fun_out
+        argnums = [n % len(treedefs) for n in self.argnums]
+        positions = flat.leaf_positions(treedefs)
+        flat_argnums = tuple(p for a in argnums for p in positions[a])
+        if not flat_argnums:
+            raise TranspileError(f"{self.mode}: the differentiated arguments hold no arrays or numbers",
+                                 hint="check argnums")
+        transform = Transformed(source, self.mode, flat_argnums, self.has_aux, self.backend, self.holomorphic)
+        transform.tuple_argnums = True
+        grad_tree = flat.wrt_tree(treedefs, argnums, self.tuple_argnums)
+        rebuild, out_tree = flat.derivative_result(self.mode, fun_out, grad_tree, self.has_aux)
+        return transform, rebuild, out_tree
 
 
 def _decorator(mode):
@@ -313,8 +355,21 @@ class Vmapped(Transformed):
 
     def __call__(self, *args, **kwargs):
         args = tuple(_prepare_arg(a) for a in _bind(self.fun, self.signature, args, kwargs))
+        if flat.has_pytree(args):
+            return self._call_flat(args)
         self._check_batch(args)
         return self._entry(args)(*args)
+
+    def _flat_transform(self, source, treedefs, fun_rebuild, fun_out):
+        specs = self.in_axes if isinstance(self.in_axes, (tuple, list)) else (self.in_axes,) * len(treedefs)
+        if len(specs) != len(treedefs):
+            raise TranspileError(f"vmap in_axes has {len(specs)} entries for {len(treedefs)} arguments",
+                                 hint="give one entry per argument")
+        in_axes = tuple(ax for spec, td in zip(specs, treedefs) for ax in flat.axes_for_leaves(spec, td))
+        out_axes = self.out_axes
+        if not isinstance(out_axes, int) and fun_out is not None and not fun_out.is_leaf:
+            out_axes = tuple(flat.axes_for_leaves(out_axes, fun_out, "out_axes"))
+        return Vmapped(source, in_axes, out_axes, self.backend), fun_rebuild, fun_out
 
     def _check_batch(self, args):
         from .passes.batch import normalize_in_axes
@@ -361,7 +416,19 @@ class Jitted(Transformed):
                                           "or array), or make the argument non-static") from None
             static[self.params[i]] = value
         dynamic = tuple(_prepare_arg(a) for i, a in enumerate(args) if i not in self.static)
+        if flat.has_pytree(dynamic):
+            return self._call_flat(dynamic, static)
         return self._entry(dynamic, static=static)(*dynamic)
+
+    def _flatten(self, treedefs):
+        if not self.static:
+            return super()._flatten(treedefs)
+        full = list(treedefs)             # static parameters stay as they are
+        for i in self.static:
+            full.insert(i, pytree.LEAF)
+        source, fun_out = flat.flat_source(self.fun, tuple(full), False)
+        return Transformed(source, "primal", backend=self.backend), \
+            (lambda out: flat.unflat(fun_out, out)), fun_out
 
     def generated_function(self, kinds):
         if self.static:

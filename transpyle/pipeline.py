@@ -16,7 +16,7 @@ from .context import Context, NeedKinds
 from .errors import TranspileError
 from .kinds import Kind, kind_of_value
 from .passes import activity, batch, forward, infer, inline, jacobian, jumps, lower_calls, normalize, resolve, reverse
-from .source import read_function
+from .source import FunctionSource, read_function
 
 #: (name, what it does) in the order they run
 PASSES = [
@@ -70,7 +70,7 @@ def transform(func, mode="grad", argnums=(0,), arg_kinds=(), has_aux=False, tupl
     if generated:
         # a transformed function: its generated code is the input (it is inside the subset)
         func = func.generated_function(arg_kinds)
-    unit = read_function(func)
+    unit = func if isinstance(func, FunctionSource) else read_function(func)
     static = static or {}
     if static:
         unit = _specialize(unit, static)

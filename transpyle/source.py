@@ -11,9 +11,9 @@ import gast
 from .errors import TranspileError
 
 
-@dataclass
+@dataclass(eq=False)
 class FunctionSource:
-    """A user function as the passes see it."""
+    """A user function as the passes see it (compared and hashed by identity)."""
     func: object                 # the Python function object
     tree: gast.FunctionDef       # its definition, line numbers as in the user's file
     filename: str

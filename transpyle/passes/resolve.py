@@ -17,7 +17,7 @@ import numpy as np
 from .. import rules, runtime
 from ..ast_utils import const, dotted, name, parse_expr, stored_names
 from ..context import DeferredCall
-from ..source import read_function
+from ..source import FunctionSource, read_function
 
 _UNSUPPORTED_STATEMENTS = {
     gast.Try: ("try/except", "remove the exception handling from the differentiated function"),
@@ -334,6 +334,11 @@ class _Resolver(gast.NodeTransformer):
             node.func = parse_expr(spelled)
             return node
         obj = getattr(obj, "py_func", obj)          # a Numba dispatcher: its Python function
+        if isinstance(obj, FunctionSource):         # a helper specialized on pytree structure
+            key = self.ctx.namer.fresh(obj.name)
+            self.ctx.functions[key] = obj
+            node.func = name(key)
+            return node
         if hasattr(obj, "generated_function"):      # a transformed function: generated once kinds are known
             return self._deferred(node, obj)
         if getattr(obj, "__transpyle_jvp__", False):
