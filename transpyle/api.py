@@ -171,7 +171,7 @@ class Transformed:
             else:
                 return entry(*args)
         args = tuple(_prepare_arg(a) for a in _bind(self.fun, self.signature, args, kwargs))
-        if flat.has_pytree(args):
+        if flat.needs_flattening(self.fun, args):
             return self._call_flat(args)
         entry = self._entry(args)
         if not kwargs and all(type(a) in _FAST_TYPES for a in args):
@@ -279,6 +279,8 @@ def jvp(fun, primals, tangents, has_aux=False, backend=None):
     if len(tangents) != len(primals):
         raise TranspileError(f"jvp got {len(primals)} primals but {len(tangents)} tangents",
                              hint="pass one tangent per primal: jvp(f, (x, y), (dx, dy))")
+    if flat.has_pytree(primals):
+        return _jvp_pytrees(fun, tuple(primals), tangents, has_aux, backend)
     given = len(primals)
     primals = tuple(_prepare_arg(p) for p in _bind(fun, _signature(fun), tuple(primals), {}))   # defaults
     wrt = tuple(i for i, p in enumerate(primals[:given]) if _kinds((p,))[0].is_float)
@@ -297,6 +299,51 @@ def jvp(fun, primals, tangents, has_aux=False, backend=None):
 jvp.__transpyle_jvp__ = True           # in transformed code: a call to the forward-mode code of fun
 
 
+def _flat_function(fun, treedefs, has_aux):
+    """(``fun`` with its pytree parameters flattened, its result's TreeDef)."""
+    if isinstance(fun, Transformed):
+        source, _, out_tree = fun._flatten(treedefs)
+        if out_tree is None:
+            raise TranspileError(f"this transform of {fun.mode} of a function of pytrees is not supported",
+                                 hint="apply the transforms to a function of arrays")
+        return source, out_tree
+    return flat.flat_source(fun, treedefs, has_aux)
+
+
+def _value_and_aux_trees(out_tree, has_aux):
+    if not has_aux:
+        return out_tree, None
+    return pytree.LEAF, (out_tree.children[1] if out_tree.kind == "tuple" else pytree.LEAF)
+
+
+def _jvp_pytrees(fun, primals, tangents, has_aux, backend):
+    leaves, treedefs = flat.flatten_args(primals)
+    t_leaves, t_treedefs = flat.flatten_args(tangents)
+    for i, (a, b) in enumerate(zip(treedefs, t_treedefs)):
+        flat.check_same(a, b, f"jvp: primal {i} and its tangent")
+    source, out_tree = _flat_function(fun, treedefs, has_aux)
+    value_tree, aux_tree = _value_and_aux_trees(out_tree, has_aux)
+    result = jvp(source, leaves, t_leaves, has_aux=has_aux, backend=backend)
+    rebuilt = (flat.unflat(value_tree, result[0]), flat.unflat(value_tree, result[1]))
+    return rebuilt + (flat.unflat(aux_tree, result[2]),) if has_aux else rebuilt
+
+
+def _vjp_pytrees(fun, primals, has_aux, backend):
+    leaves, treedefs = flat.flatten_args(primals)
+    source, out_tree = _flat_function(fun, treedefs, has_aux)
+    value_tree, aux_tree = _value_and_aux_trees(out_tree, has_aux)
+    out, flat_vjp, *aux = vjp(source, *leaves, has_aux=has_aux, backend=backend)
+    positions = flat.leaf_positions(treedefs)
+
+    def vjp_fn(ct):
+        ct_leaves, ct_tree = flat.flatten_args((ct,))
+        flat.check_same(value_tree, ct_tree[0], "vjp: the output and its cotangent")
+        cts = flat_vjp(ct if value_tree.is_leaf else ct_leaves)
+        return tuple(pytree.unflatten(td, [cts[p] for p in pos]) for td, pos in zip(treedefs, positions))
+    result = (flat.unflat(value_tree, out), vjp_fn)
+    return result + (flat.unflat(aux_tree, aux[0]),) if has_aux else result
+
+
 def linearize(fun, *primals, backend=None):
     """``(f(*primals), f_jvp)`` where ``f_jvp(*tangents)`` is the jvp at ``primals``. Each call of
     ``f_jvp`` runs the compiled forward sweep again (the primal is recomputed, nothing is stored)."""
@@ -311,6 +358,8 @@ def linearize(fun, *primals, backend=None):
 def vjp(fun, *primals, has_aux=False, backend=None):
     """``(out, vjp_fn)`` where ``vjp_fn(ct)`` returns one cotangent per primal (``(out, vjp_fn, aux)``
     with ``has_aux``). The primal is recomputed inside each ``vjp_fn`` call."""
+    if flat.has_pytree(primals):
+        return _vjp_pytrees(fun, primals, has_aux, backend)
     primals = tuple(_prepare_arg(p) for p in primals)
     primal = _transformed(fun, "primal", 0, False, backend)
     out = primal(*primals)
@@ -355,7 +404,7 @@ class Vmapped(Transformed):
 
     def __call__(self, *args, **kwargs):
         args = tuple(_prepare_arg(a) for a in _bind(self.fun, self.signature, args, kwargs))
-        if flat.has_pytree(args):
+        if flat.needs_flattening(self.fun, args):
             return self._call_flat(args)
         self._check_batch(args)
         return self._entry(args)(*args)
@@ -416,7 +465,7 @@ class Jitted(Transformed):
                                           "or array), or make the argument non-static") from None
             static[self.params[i]] = value
         dynamic = tuple(_prepare_arg(a) for i, a in enumerate(args) if i not in self.static)
-        if flat.has_pytree(dynamic):
+        if flat.needs_flattening(self.fun, dynamic):
             return self._call_flat(dynamic, static)
         return self._entry(dynamic, static=static)(*dynamic)
 
@@ -478,6 +527,11 @@ def show(fun, mode="grad", argnums=0, args=None, kinds=None, has_aux=False, afte
     uses its parameters (see ``guess``) and named in the header. ``after`` names a pass to print the tree after instead (see ``pipeline.PASSES``).
     """
     nums, tuple_argnums = _normalize_argnums(fun, argnums)
+    if args is not None and flat.has_pytree(args):      # the flat function, on the leaves
+        args, treedefs = flat.flatten_args(args)
+        positions = flat.leaf_positions(treedefs)
+        nums = tuple(p for n in nums for p in positions[n % len(treedefs)])
+        fun, tuple_argnums = _flat_function(fun, treedefs, has_aux)[0], True
     if args is not None:
         arg_kinds = _kinds(tuple(_prepare_arg(a) for a in args))
     elif kinds is not None:

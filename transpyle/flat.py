@@ -15,8 +15,25 @@ from .source import read_function
 _FLAT_SOURCES = {}       # (function, treedefs, has_aux) -> (FunctionSource, output TreeDef)
 
 
+_BUILDS_PYTREES = {}     # function -> whether it builds pytrees from arrays (see structure.uses_pytrees)
+
+
 def has_pytree(args):
     return any(pytree.is_pytree(a) for a in args)
+
+
+def needs_flattening(fun, args):
+    """Whether a call of ``fun`` with ``args`` goes through the flat version of ``fun``."""
+    if has_pytree(args):
+        return True
+    if not callable(fun) or hasattr(fun, "generated_function") or not hasattr(fun, "__code__"):
+        return False
+    if fun not in _BUILDS_PYTREES:
+        try:
+            _BUILDS_PYTREES[fun] = structure.uses_pytrees(read_function(fun))
+        except Exception:                     # unreadable or outside the subset: the pipeline says why
+            _BUILDS_PYTREES[fun] = False
+    return _BUILDS_PYTREES[fun]
 
 
 def flatten_args(args):

@@ -82,8 +82,12 @@ def _stack_like_numba(n, item):
 
 
 def stop_gradient(x):
-    """``x`` itself; to the transforms, a value whose derivative is zero (as ``jax.lax.stop_gradient``)."""
+    """``x`` itself; to the transforms, a value whose derivative is zero (as ``jax.lax.stop_gradient``).
+    Applied to a pytree in transformed code, it applies to every leaf."""
     return x
+
+
+stop_gradient.__transpyle_leafwise__ = True
 
 
 for _helper in (trip_count, in_range, _copy_rows, push, reserve, array_tape, tape_push, tape_pop, stop_gradient):

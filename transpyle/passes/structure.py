@@ -22,7 +22,7 @@ import types
 import gast
 
 from .. import tree as pytree
-from ..ast_utils import all_names, assign, const, name, stored_names
+from ..ast_utils import all_names, assign, const, name, stored_names, to_source
 from ..errors import TranspileError
 from ..naming import Namer
 from ..source import FunctionSource, read_function
@@ -99,8 +99,10 @@ class _Flattener:
         self.namespace = dict(unit.namespace)
         self.locals = stored_names(self.tree) | {a.id for a in self.tree.args.args}
         self.env = {}                          # name -> Struct
+        self.aliases = {}                      # loop variable -> the leaf it is bound to (unrolled loops)
         self.consts = {}                       # name -> a constant bound by an unrolled loop
         self.nested = {}                       # nested def name -> FunctionDef
+        self.transforms = {}                   # local name -> transform built in the body (g = grad(f))
         self.out_tree = None
         self.param_trees = param_trees
         self.leaf_params = {}                  # pytree parameter -> the names of its leaf parameters
@@ -212,7 +214,15 @@ class _Flattener:
     def ev_Name(self, node, out):
         if isinstance(node.ctx, gast.Load) and node.id in self.env:
             return self.env[node.id]
+        if isinstance(node.ctx, gast.Load) and node.id in self.aliases:
+            return copy.deepcopy(self.aliases[node.id])
         return node
+
+    def settle_aliases(self, node, out):
+        """Loop variables bound to leaves that ``node`` assigns become variables of their own first
+        (a branch or a loop assigning them must see one variable on every path)."""
+        for n in sorted(stored_names(node) & set(self.aliases)):
+            out.append(gast.copy_location(assign(n, self.aliases.pop(n)), node))
 
     def ev_Lambda(self, node, out):
         return node           # lambdas are expanded where they are applied (tree.map) or inlined later
@@ -247,15 +257,27 @@ class _Flattener:
         node.value = self.value(node.value, out) if isinstance(base, _Seq) else base
         return node
 
+    def in_pytree(self, node):
+        """Whether ``node`` is a part of a pytree (a container, or a leaf, which is never None)."""
+        if isinstance(node, gast.Name):
+            return node.id in self.env or node.id in self.aliases
+        if isinstance(node, (gast.Subscript, gast.Attribute)):
+            try:
+                return isinstance(self.ev(copy.deepcopy(node.value), []), Struct)
+            except TranspileError:
+                return False
+        return False
+
     def ev_Compare(self, node, out):
         if len(node.ops) == 1 and isinstance(node.ops[0], (gast.Is, gast.IsNot)):
-            left, right = self.ev(node.left, out), self.ev(node.comparators[0], out)
-            if isinstance(left, Struct) or isinstance(right, Struct):
-                def is_none(v):
+            sides = (node.left, node.comparators[0])
+            if any(self.in_pytree(n) for n in sides):   # `params['b'] is None`: known from the structure
+                def is_none(n):
+                    v = self.ev(copy.deepcopy(n), []) if self.in_pytree(n) else n
                     return isinstance(v, Struct) and v.shell.kind == "none" or \
                         isinstance(v, gast.Constant) and v.value is None
-                if is_none(left) or is_none(right):
-                    same = is_none(left) and is_none(right)
+                if any(isinstance(n, gast.Constant) and n.value is None for n in sides):
+                    same = is_none(sides[0]) and is_none(sides[1])
                     return const(same if isinstance(node.ops[0], gast.Is) else not same)
         return self.generic(node, out)
 
@@ -309,7 +331,7 @@ class _Flattener:
                 return const(len(arg.items))
         if obj is enumerate or obj is zip:
             args = [self.ev(a, out) for a in node.args]
-            if any(isinstance(a, Struct) for a in args):
+            if any(isinstance(a, (Struct, _Seq)) for a in args):
                 return self.sequence(obj, args, node)
         if obj is pytree.map:
             return self.tree_map(node, out)
@@ -322,11 +344,74 @@ class _Flattener:
             if isinstance(arg, Struct):      # stop_gradient(params): applied to every leaf
                 return _from_treedef(arg.treedef(), [gast.Call(func=copy.deepcopy(func), args=[leaf], keywords=[])
                                                      for leaf in arg.leaves()])
+        transform = self.transform_of(func)
+        if transform is not None:
+            result = self.call_transform(node, transform, out)
+            if result is not None:
+                return result
         if _is_user_function(obj) or (isinstance(func, gast.Name) and func.id in self.nested):
             result = self.call_helper(node, obj, out)
             if result is not None:
                 return result
         return self.generic(node, out)
+
+    def transform_of(self, func):
+        """The transform a callee is, when known at transform time: ``g`` after ``g = grad(loss)``,
+        or ``grad(loss)`` itself."""
+        if isinstance(func, gast.Name) and func.id in self.transforms:
+            return self.transforms[func.id]
+        if isinstance(func, gast.Call):
+            return self.build_transform(func)
+        return None
+
+    def build_transform(self, call):
+        maker = self.static_object(call.func)
+        if not getattr(maker, "__transpyle_transform__", False):
+            return None
+        try:
+            args = [self.static_arg(a) for a in call.args]
+            kwargs = {kw.arg: self.static_arg(kw.value) for kw in call.keywords}
+        except KeyError:
+            return None
+        return maker(*args, **kwargs)
+
+    def static_arg(self, node):
+        if isinstance(node, gast.Constant):
+            return node.value
+        if isinstance(node, gast.Tuple):
+            return tuple(self.static_arg(e) for e in node.elts)
+        if isinstance(node, gast.Name) and node.id in self.transforms:
+            return self.transforms[node.id]
+        obj = self.static_object(node)
+        if obj is None:
+            raise KeyError
+        return obj
+
+    def call_transform(self, node, transform, out):
+        """``grad(loss)(params, x)`` with pytree arguments: the flat transform on the leaves."""
+        if node.keywords or not hasattr(transform, "_flatten"):
+            return None
+        args = [self.ev(a, out) for a in node.args]
+        if not any(isinstance(a, Struct) for a in args):
+            node.args = [self.value(a, out) if isinstance(a, _Seq) else a for a in args]
+            return None
+        treedefs = tuple(a.treedef() if isinstance(a, Struct) else pytree.LEAF for a in args)
+        flat_transform, _, out_tree = transform._flatten(treedefs)
+        if out_tree is None:
+            raise self.error(node, f"{transform.mode} with pytree arguments inside transformed code returns a "
+                                   "nested result that cannot be unpacked here",
+                             hint="use grad (its result has the structure of the argument)")
+        fname = self.namer.fresh(f"{getattr(transform, '__name__', 'transformed')}_{transform.mode}")
+        self.namespace[fname] = flat_transform
+        leaves = [copy.deepcopy(leaf) for a in args for leaf in (a.leaves() if isinstance(a, Struct) else [a])]
+        call = gast.copy_location(gast.Call(func=name(fname), args=leaves, keywords=[]), node)
+        if out_tree.is_leaf:
+            return call
+        targets = self.leaf_names("_r", out_tree)
+        target = gast.Tuple(elts=[name(t, store=True) for t in targets], ctx=gast.Store())
+        out.append(gast.copy_location(gast.Assign(targets=[target], value=call, type_comment=None), node))
+        self.single.update(targets)
+        return _from_treedef(out_tree, [name(t) for t in targets])
 
     def method(self, base, attr, node, out):
         if base.shell.kind == "dict" and attr in ("items", "keys", "values") and not node.args:
@@ -420,7 +505,8 @@ class _Flattener:
             helper.env.update({k: v for k, v in env.items() if k not in params})
             flat_unit, out_tree = helper.run()
             fname = self.namer.fresh(f"{unit.name}_flat")
-            flat_unit.tree.name = fname
+            if nested:         # a def in the body: a name of its own; a module-level helper keeps its name
+                flat_unit.tree.name = fname
             self.specialized[key] = (flat_unit, out_tree, fname, helper.leaf_params)
         flat_unit, out_tree, fname, leaf_params = self.specialized[key]
         if nested:
@@ -456,6 +542,8 @@ class _Flattener:
         out = []
         for s in stmts:
             self.stmt(s, out)
+            if out and isinstance(out[-1], gast.Return):
+                break          # the rest is dead (after an `if` decided by the structure, say)
         return out
 
     def stmt(self, s, out):
@@ -483,6 +571,12 @@ class _Flattener:
             out.append(s)
 
     def stmt_Assign(self, s, out):
+        if len(s.targets) == 1 and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Call):
+            built = self.build_transform(s.value)      # g = grad(loss): known when it is called
+            if built is not None:
+                self.transforms[s.targets[0].id] = built
+                out.append(s)
+                return
         value = self.ev(s.value, out)
         for target in s.targets:
             self.bind(target, value, s, out)
@@ -491,9 +585,11 @@ class _Flattener:
         if isinstance(target, gast.Name):
             if isinstance(value, Struct):
                 self.env[target.id] = value
+                self.aliases.pop(target.id, None)
                 return
             self.env.pop(target.id, None)
             self.consts.pop(target.id, None)
+            self.aliases.pop(target.id, None)
             out.append(gast.copy_location(gast.Assign(targets=[target], value=self.plain(value, s, out),
                                                       type_comment=None), s))
             return
@@ -503,6 +599,7 @@ class _Flattener:
                 return
             for n in stored_names(target):
                 self.env.pop(n, None)
+                self.aliases.pop(n, None)
             out.append(gast.copy_location(gast.Assign(targets=[target], value=self.plain(value, s, out),
                                                       type_comment=None), s))
             return
@@ -558,6 +655,7 @@ class _Flattener:
             self.bind(t, v, s, out)
 
     def stmt_AugAssign(self, s, out):
+        self.settle_aliases(s, out)
         target = s.target
         if isinstance(target, gast.Name) and target.id in self.env:
             raise self.error(s, "augmented assignment to a whole pytree is not supported",
@@ -612,6 +710,8 @@ class _Flattener:
 
     def stmt_If(self, s, out):
         s.test = self.value(s.test, out)
+        if not isinstance(s.test, gast.Constant):
+            self.settle_aliases(s, out)
         if isinstance(s.test, gast.Constant):       # decided by the structure (params is None)
             out.extend(self.block(s.body if s.test.value else s.orelse))
             return
@@ -643,6 +743,7 @@ class _Flattener:
     def carried(self, s, out):
         """Pytree variables the loop rebinds get leaf variables of their own, assigned before the
         loop and at the end of its body (the loop carry)."""
+        self.settle_aliases(s, out)
         rebound = {k for k in stored_names(s.body) if k in self.env}
         carries = {}
         for k in sorted(rebound):
@@ -745,6 +846,10 @@ class _Flattener:
             if not isinstance(row.value, str):
                 out.append(gast.copy_location(assign(target.id, copy.deepcopy(row)), s))
             return
+        if isinstance(target, gast.Name) and isinstance(row, gast.Name):
+            self.env.pop(target.id, None)      # the loop variable reads the leaf itself
+            self.aliases[target.id] = row
+            return
         self.bind(target, row, s, out)
 
     # -- the function -------------------------------------------------------------------------
@@ -795,3 +900,10 @@ def flatten_function(unit, param_trees, pair=False):
     flattener = _Flattener(unit, param_trees, Namer(), {}, pair)
     flat, out_tree = flattener.run()
     return flat, out_tree
+
+
+def uses_pytrees(unit):
+    """Whether ``unit`` builds or returns pytrees (dict literals, helpers returning them) even with
+    no pytree arguments: then it is transformed through its flat version too."""
+    flat, out_tree = flatten_function(unit, {})
+    return not out_tree.is_leaf or to_source(flat.tree) != to_source(unit.tree)
