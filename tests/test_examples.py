@@ -51,3 +51,9 @@ def test_logreg_example_runs():
 def test_selu_mlp():
     first, last = load("selu_mlp").main(steps=100)
     assert last < 0.5 * first
+
+
+def test_mlp_pytree():
+    history, per_example, params = load("mlp_pytree").main(epochs=3, plot=False)
+    assert history[-1] < 0.5 * history[0]
+    assert [p["W"].shape for p in per_example] == [(256,) + p["W"].shape for p in params]

@@ -310,3 +310,27 @@ def test_errors_name_the_line(fn, args, message):
     with pytest.raises(TranspileError, match=message) as info:
         transpyle.grad(fn, backend="numpy")(*args)
     assert "test_pytrees.py" in str(info.value)
+
+
+class Affine:
+    """A class registered by hand: its children are found by attribute in transformed code."""
+
+    def __init__(self, scale, shift, name):
+        self.scale, self.shift, self.name = scale, shift, name
+
+
+tree.register_pytree_node(Affine, lambda a: ((a.scale, a.shift), a.name),
+                          lambda name, children: Affine(*children, name))
+
+
+def affine_loss(a, x):
+    return np.sum((a.scale * x + a.shift) ** 2)
+
+
+def test_registered_class_by_attribute(rng):
+    a, x = Affine(rng.normal(size=3), 0.5, "first"), rng.normal(size=3)
+    g = transpyle.grad(affine_loss, backend="numpy")(a, x)
+    assert isinstance(g, Affine) and g.name == "first"
+    r = 2 * (a.scale * x + a.shift)
+    np.testing.assert_allclose(g.scale, r * x)
+    assert g.shift == pytest.approx(np.sum(r))

@@ -54,6 +54,7 @@ class TreeDef:
     keys: tuple = ()
     node: object = None
     aux: object = None
+    names: tuple = dataclasses.field(default=(), compare=False)   # a registered class's attributes
 
     @property
     def num_leaves(self):
@@ -65,7 +66,9 @@ class TreeDef:
 
     def child_index(self, key):
         """The position of the child at ``key`` (a dict key, an index, or a field name), or None."""
-        if self.kind == "dict" or (self.kind in ("namedtuple", "custom") and isinstance(key, str)):
+        if self.kind == "custom":
+            return self.names.index(key) if key in self.names else None
+        if self.kind == "dict" or (self.kind == "namedtuple" and isinstance(key, str)):
             return self.keys.index(key) if key in self.keys else None
         if self.kind in ("tuple", "list", "namedtuple") and isinstance(key, int) and not isinstance(key, bool):
             n = len(self.children)
@@ -84,7 +87,8 @@ class TreeDef:
             return "[" + ", ".join(inner) + "]"
         if self.kind == "tuple":
             return "(" + ", ".join(inner) + ("," if len(inner) == 1 else "") + ")"
-        return f"{self.node.__name__}(" + ", ".join(f"{k}={c}" for k, c in zip(self.keys, inner)) + ")"
+        labels = self.keys or self.names or [""] * len(inner)
+        return f"{self.node.__name__}(" + ", ".join(f"{k}={c}" if k else c for k, c in zip(labels, inner)) + ")"
 
 
 LEAF = TreeDef("leaf")
@@ -102,8 +106,9 @@ def _node(x):
     cls = type(x)
     if cls in _REGISTRY:
         children, aux = _REGISTRY[cls][0](x)
-        keys = getattr(cls, "__transpyle_fields__", ())
-        return TreeDef("custom", node=cls, aux=aux, keys=tuple(keys)), list(children)
+        children = list(children)
+        names = getattr(cls, "__transpyle_fields__", None) or _attribute_names(x, children)
+        return TreeDef("custom", node=cls, aux=aux, names=tuple(names)), children
     if _is_namedtuple(x):
         return TreeDef("namedtuple", node=cls, keys=tuple(cls._fields)), list(x)
     if isinstance(x, tuple):
@@ -117,6 +122,19 @@ def _node(x):
             raise TypeError("pytree dict keys must be sortable (all strings or all numbers)") from None
         return TreeDef("dict", keys=keys), [x[k] for k in keys]
     return None
+
+
+def _attribute_names(obj, children):
+    """The attributes of ``obj`` holding ``children`` (so transformed code can read ``obj.W``), or
+    () when they cannot all be told apart."""
+    attrs = getattr(obj, "__dict__", {})
+    names = []
+    for c in children:
+        hits = [k for k, v in attrs.items() if v is c and k not in names]
+        if len(hits) != 1:
+            return ()
+        names.append(hits[0])
+    return names
 
 
 def children_of(x):

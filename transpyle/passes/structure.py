@@ -124,7 +124,7 @@ class _Flattener:
             if t.is_leaf:
                 out.append(self.namer.fresh(prefix))
                 return
-            keys = t.keys if t.kind in ("dict", "namedtuple", "custom") and t.keys else range(len(t.children))
+            keys = t.keys or t.names or range(len(t.children))
             for k, c in zip(keys, t.children):
                 walk(f"{prefix}_{_ident(k)}", c)
         walk(base, td)
