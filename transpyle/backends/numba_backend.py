@@ -2,6 +2,7 @@
 argument types so that a Numba error surfaces as a TranspileError at the first call."""
 import inspect
 import re
+import warnings
 
 import numba
 from numba.core import errors as numba_errors
@@ -28,7 +29,11 @@ def compile_function(module, fname, args):
         setattr(module, "__njit_" + fname, dispatcher)
     try:
         sig = tuple(numba.typeof(a) for a in args)
-        dispatcher.compile(sig)
+        with warnings.catch_warnings():
+            # hints about the generated code's memory layout (a non-contiguous operand of @) are
+            # about code the user did not write and cannot change
+            warnings.simplefilter("ignore", numba_errors.NumbaPerformanceWarning)
+            dispatcher.compile(sig)
     except (numba_errors.NumbaError, ValueError) as exc:
         first = re.sub(r"\x1b\[[0-9;]*m", "", str(exc)).strip().splitlines()
         detail = next((ln for ln in first if ln.strip() and "Failed in" not in ln), first[0] if first else "")
