@@ -518,14 +518,9 @@ def hessian(fun, argnums=0, has_aux=False, holomorphic=False, backend=None):
 hessian.__transpyle_transform__ = True
 
 
-def show(fun, mode="grad", argnums=0, args=None, kinds=None, has_aux=False, after=None, holomorphic=False,
-         in_axes=0, out_axes=0):
-    """The generated source for ``fun`` under ``mode`` (what is compiled).
-
-    Specialisation needs the argument kinds: give example ``args``, or ``kinds`` as strings
-    like ``("f8[:]", "f8[:, :]", "f8")``. Without either, they are guessed from how the function
-    uses its parameters (see ``guess``) and named in the header. ``after`` names a pass to print the tree after instead (see ``pipeline.PASSES``).
-    """
+def _specialization(fun, mode, argnums, args, kinds, has_aux, holomorphic):
+    """What show and compile_module give the pipeline: (function, mode, argnums, argument kinds,
+    tuple_argnums), from example ``args``, ``kinds`` strings, or kinds guessed from the source."""
     nums, tuple_argnums = _normalize_argnums(fun, argnums)
     if args is not None and flat.has_pytree(args):      # the flat function, on the leaves
         args, treedefs = flat.flatten_args(args)
@@ -535,7 +530,7 @@ def show(fun, mode="grad", argnums=0, args=None, kinds=None, has_aux=False, afte
     if args is not None:
         arg_kinds = _kinds(tuple(_prepare_arg(a) for a in args))
     elif kinds is not None:
-        arg_kinds = tuple(parse_kind(k) for k in kinds)
+        arg_kinds = tuple(parse_kind(k) if isinstance(k, str) else k for k in kinds)
     else:
         from .guess import guess_kinds
         arg_kinds = guess_kinds(fun)
@@ -546,6 +541,28 @@ def show(fun, mode="grad", argnums=0, args=None, kinds=None, has_aux=False, afte
         nums = tuple(range(len(arg_kinds)))
     elif mode == "jvp":           # as jvp() does: every float argument gets a tangent
         nums = tuple(i for i, k in enumerate(arg_kinds) if getattr(k, "is_float", False))
+    return fun, mode, nums, arg_kinds, tuple_argnums
+
+
+def generate(fun, mode="grad", argnums=0, args=None, kinds=None, has_aux=False, holomorphic=False, in_axes=0,
+             out_axes=0, after=None):
+    """(name, gast FunctionDef, Context) of the generated function; see :func:`show`."""
+    fun, mode, nums, arg_kinds, tuple_argnums = _specialization(fun, mode, argnums, args, kinds, has_aux,
+                                                                 holomorphic)
+    return pipeline.transform(fun, mode, nums, arg_kinds, has_aux, tuple_argnums, after=after,
+                              holomorphic=holomorphic, in_axes=in_axes, out_axes=out_axes)
+
+
+def show(fun, mode="grad", argnums=0, args=None, kinds=None, has_aux=False, after=None, holomorphic=False,
+         in_axes=0, out_axes=0):
+    """The generated source for ``fun`` under ``mode`` (what is compiled).
+
+    Specialisation needs the argument kinds: give example ``args``, or ``kinds`` as strings
+    like ``("f8[:]", "f8[:, :]", "f8")``. Without either, they are guessed from how the function
+    uses its parameters (see ``guess``) and named in the header. ``after`` names a pass to print the tree after instead (see ``pipeline.PASSES``).
+    """
+    options = dict(mode=mode, argnums=argnums, args=args, kinds=kinds, has_aux=has_aux, holomorphic=holomorphic,
+                   in_axes=in_axes, out_axes=out_axes)
     if after is not None:
         import contextlib
         import io
@@ -555,14 +572,12 @@ def show(fun, mode="grad", argnums=0, args=None, kinds=None, has_aux=False, afte
         os.environ["TRANSPYLE_DUMP"] = after
         try:
             with contextlib.redirect_stderr(buf):
-                pipeline.transform(fun, mode, nums, arg_kinds, has_aux, tuple_argnums, after=after,
-                                   holomorphic=holomorphic, in_axes=in_axes, out_axes=out_axes)
+                generate(fun, after=after, **options)
         finally:
             if old is None:
                 os.environ.pop("TRANSPYLE_DUMP", None)
             else:
                 os.environ["TRANSPYLE_DUMP"] = old
         return buf.getvalue()
-    fname, tree, ctx = pipeline.transform(fun, mode, nums, arg_kinds, has_aux, tuple_argnums,
-                                          holomorphic=holomorphic, in_axes=in_axes, out_axes=out_axes)
+    fname, tree, ctx = generate(fun, **options)
     return pipeline.module_source(tree, ctx)

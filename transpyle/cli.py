@@ -1,8 +1,10 @@
-"""The ``transpyle`` command: ``show`` prints generated code, ``demo`` runs the built-in demo."""
+"""The ``transpyle`` command: ``show`` prints generated code, ``compile`` writes it out as a module
+that runs without transpyle, ``demo`` runs the built-in demo."""
 import argparse
 import importlib
 import importlib.util
 import os
+import shlex
 import sys
 
 from . import api
@@ -51,11 +53,27 @@ def main(argv=None):
                       help="argument kinds, e.g. 'f8[:],f8[:,:],f8' (default: guessed from how they are used)")
     show.add_argument("--after", default=None, help="print the function after this pass instead")
     show.add_argument("--in-axes", default="0", help="for --mode vmap: one axis or None per argument, e.g. 0,None")
+    comp = sub.add_parser("compile", help="write generated functions into a module that runs without transpyle")
+    comp.add_argument("source", help="FILE.py holding the functions")
+    comp.add_argument("--function", action="append", required=True, help="a function to compile (repeatable)")
+    comp.add_argument("--mode", action="append", choices=list(compile_module_modes()),
+                      help="a transform to include (repeatable; default grad)")
+    comp.add_argument("--argnums", default="0", help="argument positions to differentiate, e.g. 0 or 0,2")
+    comp.add_argument("--kinds", action="append", default=None,
+                      help="argument kinds, e.g. 'f8[:],f8[:,:],f8' (default: guessed); once for all functions "
+                           "or once per --function, in order")
+    comp.add_argument("--in-axes", action="append", default=None,
+                      help="for --mode vmap: one axis or None per argument (once, or once per --function)")
+    comp.add_argument("--backend", default="numba", choices=["numba", "numpy"])
+    comp.add_argument("-o", "--output", required=True, help="the module to write, e.g. model_ad.py")
+    comp.add_argument("--check", action="store_true", help="write nothing; exit 1 when OUTPUT is stale")
     sub.add_parser("demo", help="fit a logistic regression written as a Python loop, with transpyle.grad")
     opts = parser.parse_args(argv)
     if opts.command == "demo":
         from .demo import main as demo_main
         return demo_main()
+    if opts.command == "compile":
+        return _compile(opts, argv)
     func = load_target(opts.target)
     kinds = _split_kinds(opts.kinds) if opts.kinds else None
     try:
@@ -66,6 +84,45 @@ def main(argv=None):
         return 1
     sys.stdout.write(text)
     return 0
+
+
+def compile_module_modes():
+    from .compile import MODES
+    return MODES
+
+
+def _compile(opts, argv):
+    from .compile import compile_module, is_stale, write_module
+    words = list(sys.argv[1:] if argv is None else argv)
+    command = "transpyle " + shlex.join(w for w in words if w != "--check")
+    try:
+        text = compile_module(opts.source, opts.function, modes=opts.mode or ["grad"],
+                              argnums=_argnums(opts.argnums),
+                              kinds=_per_function(opts.function, opts.kinds, _split_kinds, None),
+                              in_axes=_per_function(opts.function, opts.in_axes, _in_axes, 0),
+                              backend=opts.backend, command=command)
+    except TranspileError as exc:
+        print(f"transpyle: {exc}", file=sys.stderr)
+        return 1
+    if opts.check:
+        if is_stale(text, opts.output):
+            print(f"transpyle: {opts.output} is stale; regenerate it with: {command}", file=sys.stderr)
+            return 1
+        return 0
+    changed = write_module(text, opts.output)
+    print(f"{'wrote' if changed else 'unchanged:'} {opts.output}")
+    return 0
+
+
+def _per_function(functions, given, parse, default):
+    """An option given once (for every function) or once per --function, as {function: value}."""
+    if not given:
+        return {f: default for f in functions}
+    if len(given) == 1:
+        return {f: parse(given[0]) for f in functions}
+    if len(given) != len(functions):
+        raise SystemExit("transpyle: give --kinds and --in-axes once, or once per --function")
+    return {f: parse(v) for f, v in zip(functions, given)}
 
 
 def _in_axes(text):
