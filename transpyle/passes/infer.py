@@ -220,11 +220,15 @@ def rule_for(ctx, stmt, value, direction):
 
 
 def active_templates(templates, bound, active):
-    """(parameter, operand name node, template) for each rule template whose operand is active."""
+    """(parameter, operand node, template) for each rule template whose operand is active. A template
+    keyed by a parameter that takes a tuple of operands is one rule for all of them, active when any
+    of them is (the cotangents of a custom_vjp call come from one call of its rule)."""
     for key, template in templates.items():
         param, index = key if isinstance(key, tuple) else (key, None)
         operand = bound[param] if index is None else bound[param].elts[index]
-        if isinstance(operand, gast.Name) and operand.id in active:
+        if isinstance(operand, gast.Name) and operand.id in active or \
+                isinstance(operand, gast.Tuple) and any(isinstance(e, gast.Name) and e.id in active
+                                                        for e in operand.elts):
             yield param, operand, template
 
 
