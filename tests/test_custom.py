@@ -347,3 +347,24 @@ def test_rule_missing():
     with pytest.raises(transpyle.TranspileError, match="defjvp"):
         transpyle.grad(uses, backend="numpy")(1.0)
     assert transpyle.jit(uses, backend="numpy")(1.5) == 3.0
+
+
+# ---- rules given as lambdas, calls with keywords and defaults ----------------------------------------
+@transpyle.custom_vjp
+def clip_above(x, top=1.0):
+    return np.minimum(x, top)
+
+
+clip_above.defvjp(lambda x, top: (np.minimum(x, top), x < top),
+                  lambda res, g: (np.where(res, g, 0.1 * g), 0.0))      # a leak above the top
+
+
+def leaky(x):
+    return np.sum(clip_above(x) + clip_above(x, top=0.5) * 2.0)
+
+
+def test_lambda_rules_keywords_and_defaults(rng):
+    x = rng.uniform(-2.0, 2.0, size=8)
+    expected = np.where(x < 1.0, 1.0, 0.1) + 2.0 * np.where(x < 0.5, 1.0, 0.1)
+    np.testing.assert_allclose(transpyle.grad(leaky, backend="numpy")(x), expected, rtol=1e-15)
+    assert transpyle.jit(leaky, backend="numpy")(x) == pytest.approx(leaky(x))

@@ -108,8 +108,7 @@ def _vjp_call(inliner, stmt, rule, args):
         parts = [ctx.namer.fresh("_r") for _ in range(count)]
         out.extend(_located(assign(p, parse_expr(f"{residuals}[{i}]")), stmt) for i, p in enumerate(parts))
         saved = _tuple([name(p) for p in parts])
-    bwd = ctx.namer.fresh(getattr(rule.bwd, "__name__", "bwd"))
-    ctx.functions[bwd] = read_function(rule.bwd)
+    bwd = _register(ctx, rule.bwd)
     cotangents = [ctx.namer.exact_or_fresh(f"b{p}_{fname}") for p in params]
     link = gast.Call(func=parse_expr("rt.custom_vjp_call"),
                      args=[_tuple(args), saved, name(value), const(bwd), _tuple([const(c) for c in cotangents])],
@@ -138,10 +137,16 @@ def _bind(ctx, stmt, rule):
 
 def _call(ctx, stmt, target, func, args):
     """``target = func(*args)``, ``func`` registered for inlining."""
-    key = ctx.namer.fresh(getattr(func, "__name__", "rule"))
-    ctx.functions[key] = read_function(func)
-    call = gast.Call(func=name(key), args=list(args), keywords=[])
+    call = gast.Call(func=name(_register(ctx, func)), args=list(args), keywords=[])
     return _located(gast.Assign(targets=[target], value=call, type_comment=None), stmt)
+
+
+def _register(ctx, func):
+    """The registry key under which ``func`` is inlined (as ``resolve`` registers helpers)."""
+    unit = read_function(func)
+    key = ctx.namer.fresh(unit.name if not unit.name.startswith("lambda") else "lambda_fn")
+    ctx.functions[key] = unit
+    return key
 
 
 def _located(new, stmt):

@@ -77,6 +77,9 @@ class _Infer:
             if fname == "float":
                 return FLOAT
             kinds = [self.expr_kind(a) for a in node.args]
+            if None in kinds and lookup(node)[0] is not None:
+                # a nested primitive call, as in generated declarations: rt.array_tape(np.empty(...))
+                return self.rhs_kind(node, node)
             return promote(*kinds) if kinds else INT
         if isinstance(node, (gast.Tuple, gast.List)):
             return TupleKind(tuple(self.expr_kind(e) for e in node.elts))
