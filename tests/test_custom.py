@@ -140,13 +140,13 @@ def test_custom_jvp_gives_a_finite_gradient_where_the_body_overflows(backend):
 def test_custom_jvp_in_both_modes_matches_finite_differences(rng):
     x = rng.normal(size=4)
     got = check_grad(softplus_sum, (x,))
-    np.testing.assert_allclose(got, 1 / (1 + np.exp(-x)), rtol=1e-14)
+    np.testing.assert_allclose(got, 1 / (1 + np.exp(-x)), rtol=1e-12)
     check_jvp(softplus_sum, (x,), 0, rng)
     check_vjp(log1pexp, (x,), rng)
     np.testing.assert_allclose(transpyle.jacfwd(log1pexp, backend="numpy")(x), np.diag(1 / (1 + np.exp(-x))),
-                               rtol=1e-14)
+                               rtol=1e-12)
     np.testing.assert_allclose(transpyle.jacrev(log1pexp, backend="numpy")(x), np.diag(1 / (1 + np.exp(-x))),
-                               rtol=1e-14)
+                               rtol=1e-12)
 
 
 def test_second_derivatives_differentiate_the_rule(rng):
@@ -276,18 +276,49 @@ def test_only_active_inputs_accumulate(rng):
     assert "bw +=" not in code and "bx +=" in code
 
 
-def test_vmap_of_grad(rng):
+@pytest.mark.parametrize("backend", ALL_BACKENDS)
+def test_vmap_of_grad(backend, rng):
     w, xs, b = rng.normal(size=(3, 4)), rng.normal(size=(5, 4)), rng.normal(size=3)
-    per_example = transpyle.vmap(transpyle.grad(affine_loss), in_axes=(None, 0, None), backend="numpy")(w, xs, b)
+    per_example = transpyle.vmap(transpyle.grad(affine_loss, backend=backend), in_axes=(None, 0, None),
+                                 backend=backend)(w, xs, b)
     for row, got in zip(xs, per_example):
-        np.testing.assert_allclose(got, transpyle.grad(affine_loss, backend="numpy")(w, row, b), rtol=1e-14)
+        np.testing.assert_allclose(got, transpyle.grad(affine_loss, backend="numpy")(w, row, b), rtol=1e-10)
 
 
 @pytest.mark.parametrize("backend", ALL_BACKENDS)
 def test_jit_runs_the_body(backend, rng):
     w, x, b = rng.normal(size=(3, 4)), rng.normal(size=4), rng.normal(size=3)
-    assert transpyle.jit(affine_loss, backend=backend)(w, x, b) == pytest.approx(affine_loss(w, x, b), rel=1e-14)
-    np.testing.assert_allclose(transpyle.vmap(log1pexp, backend=backend)(x), np.log1p(np.exp(x)), rtol=1e-14)
+    assert transpyle.jit(affine_loss, backend=backend)(w, x, b) == pytest.approx(affine_loss(w, x, b), rel=1e-12,
+                                                                                 abs=1e-14)
+    np.testing.assert_allclose(transpyle.vmap(log1pexp, backend=backend)(x), np.log(1.0 + np.exp(x)), rtol=1e-13)
+
+
+def test_jacrev_with_tuple_argnums(rng):
+    w, x, b = rng.normal(size=(3, 4)), rng.normal(size=4), rng.normal(size=3)
+    jw, jb = transpyle.jacrev(affine, argnums=(0, 2), backend="numpy")(w, x, b)
+    np.testing.assert_allclose(jw, np.einsum("ij,k->ijk", np.eye(3), x), rtol=1e-15)
+    np.testing.assert_allclose(jb, np.eye(3), rtol=1e-15)
+
+
+def test_second_derivatives_differentiate_fwd_and_bwd(rng):
+    x, y = rng.normal(size=2)
+    second = transpyle.grad(transpyle.grad(sin_times, backend="numpy"), backend="numpy")(x, y)
+    assert second == pytest.approx(-np.sin(x) * y, rel=1e-12)
+    hess = transpyle.hessian(sin_times_squared, backend="numpy")(x, y)
+    assert hess == pytest.approx(2 * y * y * np.cos(2 * x), rel=1e-12)
+
+
+def doubled_gradient(x, y):
+    g = transpyle.grad(sin_times_squared)
+    return g(x, y) * 2.0
+
+
+def test_a_gradient_taken_inside_transformed_code(rng):
+    x, y = rng.normal(size=2)
+    expected = 4 * np.sin(x) * np.cos(x) * y * y
+    assert transpyle.jit(doubled_gradient, backend="numpy")(x, y) == pytest.approx(expected, rel=1e-12)
+    assert transpyle.grad(doubled_gradient, backend="numpy")(x, y) == pytest.approx(4 * y * y * np.cos(2 * x),
+                                                                                    rel=1e-12)
 
 
 def test_inside_lax_loop(rng):

@@ -32,8 +32,9 @@ class Context:
 
     - ``source``: the FunctionSource of the function being transformed;
     - ``namer``: fresh names for generated variables;
-    - ``functions``: user functions called from the body (name in the tree -> FunctionSource
-      or a nested ``FunctionDef``), filled by ``resolve`` and consumed by ``inline``;
+    - ``functions``: user functions called from the body (name in the tree -> FunctionSource,
+      a nested ``FunctionDef``, a ``DeferredCall``, or a ``CustomRule`` for functions with custom
+      derivative rules), filled by ``resolve`` and consumed by ``inline``;
     - ``arg_kinds``/``kinds``: kinds of the arguments and, after ``infer``, of every variable;
     - ``wrt``: names of the arguments differentiated; ``active``: variables carrying derivatives;
     - ``mode``/``options``: the transform and its options; ``stage``: the running pass;
