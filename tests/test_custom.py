@@ -1,6 +1,8 @@
 """custom_jvp and custom_vjp: a call in transformed code uses the function's own rule, in reverse
 mode, forward mode, inside loops (residuals on tapes), helpers, vmap and jit; outside transforms
 the function runs its body."""
+import functools
+
 import numpy as np
 import pytest
 
@@ -399,3 +401,95 @@ def test_lambda_rules_keywords_and_defaults(rng):
     expected = np.where(x < 1.0, 1.0, 0.1) + 2.0 * np.where(x < 0.5, 1.0, 0.1)
     np.testing.assert_allclose(transpyle.grad(leaky, backend="numpy")(x), expected, rtol=1e-15)
     assert transpyle.jit(leaky, backend="numpy")(x) == pytest.approx(leaky(x))
+
+
+# ---- nondiff_argnums -----------------------------------------------------------------------------------
+@functools.partial(transpyle.custom_vjp, nondiff_argnums=(0, 1))
+def clip_between(lo, hi, x):
+    return x
+
+
+def clip_between_fwd(lo, hi, x):
+    return x, ()
+
+
+def clip_between_bwd(lo, hi, res, g):
+    return (np.clip(g, lo, hi),)
+
+
+clip_between.defvjp(clip_between_fwd, clip_between_bwd)
+
+
+def clipped_by_step(w, n):
+    s = 0.0
+    for i in range(n):
+        limit = 0.5 * (i + 1)
+        s = s + np.sum(clip_between(-limit, limit, w) ** 2)
+    return s
+
+
+@pytest.mark.parametrize("backend", ALL_BACKENDS)
+def test_nondiff_values_reach_bwd_first(backend, rng):
+    w = rng.normal(scale=2.0, size=5)
+    expected = sum(np.clip(2 * w, -0.5 * (i + 1), 0.5 * (i + 1)) for i in range(3))
+    np.testing.assert_allclose(transpyle.grad(clipped_by_step, backend=backend)(w, 3), expected, rtol=1e-15)
+
+
+@functools.partial(transpyle.custom_jvp, nondiff_argnums=(0,))
+def apply_fn(fn, x):
+    return fn(x)
+
+
+@apply_fn.defjvp
+def apply_fn_jvp(fn, primals, tangents):
+    x, = primals
+    dx, = tangents
+    return fn(x), 2.0 * dx                    # deliberately not fn's derivative: the rule is used
+
+
+def square(v):
+    return v * v
+
+
+def applies_a_function(x):
+    return apply_fn(square, x) + apply_fn(lambda v: np.sin(v), x)
+
+
+def test_nondiff_function_argument(rng):
+    x = float(rng.normal())
+    assert transpyle.grad(applies_a_function, backend="numpy")(x) == 4.0
+    assert transpyle.jvp(applies_a_function, (x,), (1.0,), backend="numpy") == (pytest.approx(x * x + np.sin(x)), 4.0)
+    assert transpyle.jit(applies_a_function, backend="numpy")(x) == pytest.approx(x * x + np.sin(x))
+    assert apply_fn(square, x) == x * x
+
+
+@functools.partial(transpyle.custom_vjp, nondiff_argnums=(0,))
+def apply_fn_vjp(fn, x):
+    return fn(x)
+
+
+def apply_fn_vjp_fwd(fn, x):
+    return fn(x), (x,)
+
+
+def apply_fn_vjp_bwd(fn, res, g):
+    x, = res
+    return (fn(x) * g,)                       # a made-up rule: the cotangent is fn(x) g
+
+
+apply_fn_vjp.defvjp(apply_fn_vjp_fwd, apply_fn_vjp_bwd)
+
+
+def applies_a_function_vjp(x):
+    return apply_fn_vjp(square, x) * 3.0
+
+
+@pytest.mark.parametrize("backend", ALL_BACKENDS)
+def test_nondiff_function_argument_of_custom_vjp(backend, rng):
+    x = float(rng.normal())
+    assert transpyle.grad(applies_a_function_vjp, backend=backend)(x) == pytest.approx(3 * x * x, rel=1e-15)
+
+
+def test_nondiff_argnums_out_of_range():
+    with pytest.raises(transpyle.TranspileError, match="nondiff_argnums"):
+        transpyle.custom_vjp(square, nondiff_argnums=(1,))

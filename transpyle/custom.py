@@ -13,6 +13,7 @@ to it uses the rule instead of differentiating the body (see ``passes/custom_rul
 """
 import copy
 import functools
+import inspect
 
 import gast
 
@@ -23,11 +24,18 @@ from .source import FunctionSource, read_function
 class CustomRule:
     """A function and the rule that replaces its derivative in transformed code."""
 
-    def __init__(self, fun):
+    def __init__(self, fun, nondiff_argnums=()):
         if not callable(fun):
             raise TranspileError(f"{type(self).__name__} expects a function, got {type(fun).__name__}")
         self.fun = fun
         functools.update_wrapper(self, fun)
+        count = len(inspect.signature(fun).parameters)
+        nums = (nondiff_argnums,) if isinstance(nondiff_argnums, int) else tuple(nondiff_argnums)
+        if not all(isinstance(n, int) and -count <= n < count for n in nums):
+            raise TranspileError(f"nondiff_argnums {nondiff_argnums!r} does not fit '{fun.__name__}', which takes "
+                                 f"{count} arguments", hint=f"use indices from 0 to {count - 1}")
+        #: arguments without a derivative (numbers or functions), passed to the rule ahead of the others
+        self.nondiff_argnums = tuple(sorted({n % count for n in nums}))
 
     def __call__(self, *args, **kwargs):
         return self.fun(*args, **kwargs)
@@ -71,14 +79,13 @@ class custom_jvp(CustomRule):  # noqa: N801 (JAX's name)
             return log1pexp(x), dx / (1.0 + np.exp(-x))
 
     The rule's tangent output must be linear in the tangents: reverse mode (``grad``, ``vjp``,
-    ``jacrev``) uses it as the function's linearization and transposes it.
+    ``jacrev``) uses it as the function's linearization and transposes it. Arguments listed in
+    ``nondiff_argnums`` (numbers, or functions) come first in the rule's arguments and are left
+    out of the primals and tangents: ``jvp(n, primals, tangents)``.
     """
 
     def __init__(self, fun, nondiff_argnums=()):
-        super().__init__(fun)
-        if nondiff_argnums:
-            raise TranspileError("custom_jvp: nondiff_argnums is not supported",
-                                 hint="pass such arguments as module-level constants or through a closure")
+        super().__init__(fun, nondiff_argnums)
         self.jvp = None
 
     def defjvp(self, jvp):
@@ -104,14 +111,13 @@ class custom_vjp(CustomRule):  # noqa: N801 (JAX's name)
 
     ``fwd`` returns ``(output, residuals)``; ``bwd`` receives the residuals and the output's
     cotangent and returns a tuple with one cotangent per argument of ``f``. Forward mode (``jvp``,
-    ``jacfwd``, ``linearize``) of a call to ``f`` is an error, as in JAX.
+    ``jacfwd``, ``linearize``) of a call to ``f`` is an error, as in JAX. Arguments listed in
+    ``nondiff_argnums`` come first in bwd's arguments and get no cotangent:
+    ``bwd(n, residuals, g)``; fwd takes all arguments, like ``f``.
     """
 
     def __init__(self, fun, nondiff_argnums=()):
-        super().__init__(fun)
-        if nondiff_argnums:
-            raise TranspileError("custom_vjp: nondiff_argnums is not supported",
-                                 hint="pass such arguments as module-level constants or through a closure")
+        super().__init__(fun, nondiff_argnums)
         self.fwd = self.bwd = None
 
     def defvjp(self, fwd, bwd):

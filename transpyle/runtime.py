@@ -109,8 +109,8 @@ def custom_output(value, tangent):
     return value
 
 
-def custom_vjp_call(inputs, residuals, value, bwd, cotangents):
-    """``value``, whose adjoint sweep calls ``bwd(residuals, g)`` for the cotangents of ``inputs``."""
+def custom_vjp_call(inputs, residuals, value, bwd, cotangents, nondiff):
+    """``value``, whose adjoint sweep calls ``bwd(*nondiff, residuals, g)`` for the cotangents of ``inputs``."""
     return value
 
 

@@ -12,7 +12,7 @@ transform differentiates in (``ctx.derivative``):
   rule; reverse mode runs the tangent output, which is linear in the tangents, backwards: its
   transpose;
 - a custom_vjp function in reverse mode: fwd inlined, giving the output and the residuals, then
-  ``y = rt.custom_vjp_call((x, w), (r0, r1), out, 'f_bwd', ('bx_f', 'bw_f'))``, whose adjoint
+  ``y = rt.custom_vjp_call((x, w), (r0, r1), out, 'f_bwd', ('bx_f', 'bw_f'), ())``, whose adjoint
   (``rules/generated.py``) is ``bx_f, bw_f = f_bwd((r0, r1), by)`` followed by the accumulation
   into the active inputs' adjoints. The residuals are ordinary variables the adjoint reads, so the
   reverse pass saves them on tapes where a loop overwrites them;
@@ -64,8 +64,11 @@ def _jvp_call(inliner, stmt, rule, args):
                         hint=f"define the rule with @{fname}.defjvp")
     _check_returns(ctx, rule.jvp, 2, "(primal_out, tangent_out)")
     params = list(inspect.signature(rule.fun).parameters)
+    nondiff = rule.nondiff_argnums
     out, primals, tangents = [], [], []
-    for p, a in zip(params, args):
+    for i, (p, a) in enumerate(zip(params, args)):
+        if i in nondiff:
+            continue
         if isinstance(a, gast.Name):
             primal = ctx.namer.fresh(f"{p}_{fname}")
             out.append(_located(assign(primal, parse_expr(f"rt.custom_primal({a.id})")), stmt))
@@ -78,7 +81,7 @@ def _jvp_call(inliner, stmt, rule, args):
         tangents.append(name(tangent))
     value, tangent_out = ctx.namer.fresh("_t"), ctx.namer.fresh("_t")
     pair = gast.Tuple(elts=[name(value, store=True), name(tangent_out, store=True)], ctx=gast.Store())
-    call = _call(ctx, stmt, pair, rule.jvp, [_tuple(primals), _tuple(tangents)])
+    call = _call(ctx, stmt, pair, rule.jvp, [args[i] for i in nondiff] + [_tuple(primals), _tuple(tangents)])
     out = inliner.block(out + [call])
     out.append(_located(assign(stmt.targets[0].id, parse_expr(f"rt.custom_output({value}, {tangent_out})")), stmt))
     return out
@@ -93,11 +96,14 @@ def _vjp_call(inliner, stmt, rule, args):
     if ctx.derivative == "forward":
         out = inliner.block([_call(ctx, stmt, name(value, store=True), rule.fun, args)])
         link = gast.Call(func=parse_expr("rt.custom_vjp_call"),
-                         args=[_tuple(args), _tuple([]), name(value), const(fname), _tuple([])], keywords=[])
+                         args=[_tuple(args), _tuple([]), name(value), const(fname), _tuple([]), _tuple([])],
+                         keywords=[])
         return out + [_located(assign(stmt.targets[0].id, link), stmt)]
     params = list(inspect.signature(rule.fun).parameters)
+    diff = [i for i in range(len(params)) if i not in rule.nondiff_argnums]
     _check_returns(ctx, rule.fwd, 2, "(output, residuals)")
-    _check_returns(ctx, rule.bwd, len(params), f"one cotangent per argument of '{fname}' ({', '.join(params)})")
+    _check_returns(ctx, rule.bwd, len(diff), f"one cotangent per differentiable argument of '{fname}' "
+                                             f"({', '.join(params[i] for i in diff)})")
     residuals = ctx.namer.fresh("_res")
     pair = gast.Tuple(elts=[name(value, store=True), name(residuals, store=True)], ctx=gast.Store())
     out = inliner.block([_call(ctx, stmt, pair, rule.fwd, args)])
@@ -109,10 +115,13 @@ def _vjp_call(inliner, stmt, rule, args):
         out.extend(_located(assign(p, parse_expr(f"{residuals}[{i}]")), stmt) for i, p in enumerate(parts))
         saved = _tuple([name(p) for p in parts])
     bwd = _register(ctx, rule.bwd)
-    cotangents = [ctx.namer.exact_or_fresh(f"b{p}_{fname}") for p in params]
+    cotangents = [ctx.namer.exact_or_fresh(f"b{params[i]}_{fname}") for i in diff]
+    # arguments without a derivative go to bwd first; a function among them by its registry key
+    nondiff = [const(args[i].id) if isinstance(args[i], gast.Name) and args[i].id in ctx.functions else args[i]
+               for i in rule.nondiff_argnums]
     link = gast.Call(func=parse_expr("rt.custom_vjp_call"),
-                     args=[_tuple(args), saved, name(value), const(bwd), _tuple([const(c) for c in cotangents])],
-                     keywords=[])
+                     args=[_tuple(args[i] for i in diff), saved, name(value), const(bwd),
+                           _tuple([const(c) for c in cotangents]), _tuple(nondiff)], keywords=[])
     return out + [_located(assign(stmt.targets[0].id, link), stmt)]
 
 

@@ -237,7 +237,8 @@ def active_templates(templates, bound, active):
 
 def template_names(prim, bound, g, y):
     """What a template's names stand for: ``g`` (cotangent or tangent), ``y`` (the output), each
-    parameter's operand, and ``a0, a1, ...`` for the elements of a tuple of operands."""
+    parameter's operand, ``a0, a1, ...`` for the elements of a tuple of operands, and ``p0, p1, ...``
+    for the elements of a tuple given to another parameter ``p``."""
     subs = {"g": g, "y": y}
     for p, node in bound.items():
         if prim.varargs and p == prim.params[0]:
@@ -245,6 +246,8 @@ def template_names(prim, bound, g, y):
                 subs[f"a{i}"] = e
         else:
             subs[p] = node
+            if isinstance(node, gast.Tuple):
+                subs.update({f"{p}{i}": e for i, e in enumerate(node.elts)})
     return subs
 
 

@@ -49,7 +49,10 @@ def _custom_vjp_adjoint(k, s):
     """``ct0, ct1 = bwd(residuals, g)`` once, then each active input's adjoint accumulates its cotangent."""
     cotangents = [e.value for e in s["cotangents"].elts]
     targets = ", ".join(cotangents) + ("," if len(cotangents) == 1 else "")
-    adjoint = {"inputs": f"{targets} = {s['bwd'].value}(residuals, g)"}
+    # arguments without a derivative come first: values by position, functions by registry key
+    nondiff = [e.value if isinstance(getattr(e, "value", None), str) else f"nondiff{i}"
+               for i, e in enumerate(s["nondiff"].elts)]
+    adjoint = {"inputs": f"{targets} = {s['bwd'].value}({', '.join(nondiff + ['residuals', 'g'])})"}
     adjoint.update({("inputs", i): ct for i, ct in enumerate(cotangents)})
     return adjoint
 
@@ -67,5 +70,5 @@ define("rt.custom_tangent", [rt.custom_tangent], "x", lambda k, s: k["x"], {"x":
 define("rt.custom_output", [rt.custom_output], "value, tangent", _one_output, {"tangent": "g"}, diff=("tangent",),
        jvp={"tangent": "g"})
 # the value of a call to a custom_vjp function; its adjoint calls bwd (in `bwd` its registry key)
-define("custom_vjp", [rt.custom_vjp_call], "inputs, residuals, value, bwd, cotangents", _one_output,
+define("custom_vjp", [rt.custom_vjp_call], "inputs, residuals, value, bwd, cotangents, nondiff", _one_output,
        _custom_vjp_adjoint, diff=("inputs",), varargs=True, jvp=_custom_vjp_forward)
