@@ -490,6 +490,20 @@ def test_nondiff_function_argument_of_custom_vjp(backend, rng):
     assert transpyle.grad(applies_a_function_vjp, backend=backend)(x) == pytest.approx(3 * x * x, rel=1e-15)
 
 
+def test_forward_mode_past_a_nondiff_function_argument_of_custom_vjp():
+    with pytest.raises(transpyle.TranspileError, match="apply_fn_vjp.*custom_jvp"):
+        transpyle.jvp(applies_a_function_vjp, (0.5,), (1.0,), backend="numpy")
+
+
+def applies_without_nondiff(x):
+    return sin_times(square, x)
+
+
+def test_a_function_argument_must_be_nondiff():
+    with pytest.raises(transpyle.TranspileError, match="nondiff_argnums"):
+        transpyle.grad(applies_without_nondiff, backend="numpy")(0.5)
+
+
 def test_nondiff_argnums_out_of_range():
     with pytest.raises(transpyle.TranspileError, match="nondiff_argnums"):
         transpyle.custom_vjp(square, nondiff_argnums=(1,))

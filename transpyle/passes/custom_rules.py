@@ -46,6 +46,12 @@ def expand(inliner, stmt, rule):
     if not isinstance(target, gast.Name):
         raise ctx.error(stmt, f"'{fname}' has a custom derivative rule, so it must return one value",
                         hint="return one number or array")
+    params = list(inspect.signature(rule.fun).parameters)
+    for i, a in enumerate(args):
+        if i not in rule.nondiff_argnums and isinstance(a, gast.Name) and a.id in ctx.functions:
+            raise ctx.error(stmt, f"'{fname}' receives a function as its argument '{params[i]}', which has no "
+                            "derivative", hint=f"list it in nondiff_argnums: {type(rule).__name__}({fname}, "
+                                               f"nondiff_argnums=({i},))")
     inliner.stack.append(rule)
     try:
         if isinstance(rule, custom_jvp):
@@ -93,14 +99,14 @@ def _vjp_call(inliner, stmt, rule, args):
         raise ctx.error(stmt, f"'{fname}' is a custom_vjp function without a rule",
                         hint=f"define the rule with {fname}.defvjp(fwd, bwd)")
     value = ctx.namer.fresh("_t")
-    if ctx.derivative == "forward":
-        out = inliner.block([_call(ctx, stmt, name(value, store=True), rule.fun, args)])
-        link = gast.Call(func=parse_expr("rt.custom_vjp_call"),
-                         args=[_tuple(args), _tuple([]), name(value), const(fname), _tuple([]), _tuple([])],
-                         keywords=[])
-        return out + [_located(assign(stmt.targets[0].id, link), stmt)]
     params = list(inspect.signature(rule.fun).parameters)
     diff = [i for i in range(len(params)) if i not in rule.nondiff_argnums]
+    if ctx.derivative == "forward":      # the body, and a marker whose tangent rule is the error
+        out = inliner.block([_call(ctx, stmt, name(value, store=True), rule.fun, args)])
+        link = gast.Call(func=parse_expr("rt.custom_vjp_call"),
+                         args=[_tuple(args[i] for i in diff), _tuple([]), name(value), const(fname), _tuple([]),
+                               _tuple([])], keywords=[])
+        return out + [_located(assign(stmt.targets[0].id, link), stmt)]
     _check_returns(ctx, rule.fwd, 2, "(output, residuals)")
     _check_returns(ctx, rule.bwd, len(diff), f"one cotangent per differentiable argument of '{fname}' "
                                              f"({', '.join(params[i] for i in diff)})")
