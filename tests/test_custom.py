@@ -295,6 +295,15 @@ def test_jit_runs_the_body(backend, rng):
     np.testing.assert_allclose(transpyle.vmap(log1pexp, backend=backend)(x), np.log(1.0 + np.exp(x)), rtol=1e-13)
 
 
+def two_outputs(x, y):
+    return sin_times(x, y), sin_times(y, x) * 2.0
+
+
+def test_vjp_of_a_tuple_output(rng):
+    x, y = rng.normal(size=2)
+    check_vjp(two_outputs, (float(x), float(y)), rng)
+
+
 def test_jacrev_with_tuple_argnums(rng):
     w, x, b = rng.normal(size=(3, 4)), rng.normal(size=4), rng.normal(size=3)
     jw, jb = transpyle.jacrev(affine, argnums=(0, 2), backend="numpy")(w, x, b)

@@ -157,6 +157,7 @@ def _derivative(mode, generated):
 
 
 def _cotangent_kind(ret, ctx, has_aux):
+    """The kind of the cotangent ``_ct`` of a vjp function (the output's, a tuple for a tuple output)."""
     tuple_out, kinds = _output_kinds(ret, ctx, has_aux)
     return TupleKind(tuple(kinds)) if tuple_out else kinds[0]
 
@@ -239,7 +240,7 @@ def _jacobian(tree, ctx, mode, has_aux, tuple_argnums, diff_outputs, with_value=
         activity.run(rev, ctx, diff_outputs)
         reverse.run(rev, ctx, mode="vjp", has_aux=has_aux)
         _settle_custom_rules(primal, ctx, None)
-        _settle_custom_rules(rev, ctx, out_kinds[0] if not tuple_out else TupleKind(tuple(out_kinds)))
+        _settle_custom_rules(rev, ctx, _cotangent_kind(ret, ctx, has_aux))
         ctx.helpers = [primal, rev]
         driver = jacobian.jacrev_driver(ctx.namer, f"{name}_jacrev", params, ctx.wrt, ctx.arg_kinds, out_kinds,
                                         tuple_out, has_aux, tuple_argnums, primal.name, rev.name,
