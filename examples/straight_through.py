@@ -1,17 +1,32 @@
-"""A straight-through estimator with stop_gradient: the forward pass rounds the weights, the
-gradient passes through the rounding as if it were the identity. Fits quantized weights.
+"""A straight-through estimator with custom_vjp: the forward pass rounds the weights to quarters,
+the backward pass lets the gradient through the rounding as if it were the identity (the same
+derivative as ``w + stop_gradient(quantize(w) - w)``, said directly). Fits quantized weights.
 
     python examples/straight_through.py
 """
 import numpy as np
 
 import transpyle
-from transpyle import stop_gradient
+
+
+@transpyle.custom_vjp
+def quantize(w):
+    return np.round(w * 4.0) / 4.0             # w rounded to quarters
+
+
+def quantize_fwd(w):
+    return quantize(w), ()                     # no residuals
+
+
+def quantize_bwd(res, g):
+    return (g,)                                # straight through: d quantize / dw read as 1
+
+
+quantize.defvjp(quantize_fwd, quantize_bwd)
 
 
 def quantized_loss(w, x, y):
-    q = w + stop_gradient(np.round(w * 4.0) / 4.0 - w)      # value: w rounded to quarters
-    r = x @ q - y
+    r = x @ quantize(w) - y
     return np.sum(r * r) / x.shape[0]
 
 
@@ -24,7 +39,7 @@ def main():
     for step in range(300):
         w = w - 0.05 * grad(w, x, y)
     print("latent weights   ", np.round(w, 3))
-    print("quantized weights", np.round(w * 4.0) / 4.0, f"loss {quantized_loss(w, x, y):.2e}")
+    print("quantized weights", quantize(w), f"loss {quantized_loss(w, x, y):.2e}")
     return w
 
 

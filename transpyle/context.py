@@ -32,13 +32,16 @@ class Context:
 
     - ``source``: the FunctionSource of the function being transformed;
     - ``namer``: fresh names for generated variables;
-    - ``functions``: user functions called from the body (name in the tree -> FunctionSource
-      or a nested ``FunctionDef``), filled by ``resolve`` and consumed by ``inline``;
+    - ``functions``: user functions called from the body (name in the tree -> FunctionSource,
+      a nested ``FunctionDef``, a ``DeferredCall``, or a ``CustomRule`` for functions with custom
+      derivative rules), filled by ``resolve`` and consumed by ``inline``;
     - ``arg_kinds``/``kinds``: kinds of the arguments and, after ``infer``, of every variable;
     - ``wrt``: names of the arguments differentiated; ``active``: variables carrying derivatives;
     - ``mode``/``options``: the transform and its options; ``stage``: the running pass;
     - ``captured``: module-level arrays the code reads, passed in as extra parameters;
-    - ``helpers``: generated functions the result calls (the jvp or vjp behind a Jacobian driver).
+    - ``helpers``: generated functions the result calls (the jvp or vjp behind a Jacobian driver);
+    - ``derivative``: the sweep the transform differentiates in, ``"reverse"`` or ``"forward"``
+      (``""`` for jit and vmap): it decides how calls to functions with custom rules are inlined.
     """
     source: object
     namer: Namer = field(default_factory=Namer)
@@ -52,6 +55,7 @@ class Context:
     stage: str = ""
     captured: dict = field(default_factory=dict)
     helpers: list = field(default_factory=list)
+    derivative: str = ""
 
     def capture(self, unit, name, value):
         """The parameter name under which the global array ``name`` of ``unit`` is passed in.

@@ -14,8 +14,9 @@ from . import __version__
 from .ast_utils import all_names, assign, comment, const, stored_names, to_source
 from .context import Context, NeedKinds
 from .errors import TranspileError
-from .kinds import Kind, kind_of_value
-from .passes import activity, batch, forward, infer, inline, jacobian, jumps, lower_calls, normalize, resolve, reverse
+from .kinds import Kind, TupleKind, kind_of_value
+from .passes import (activity, batch, custom_rules, forward, infer, inline, jacobian, jumps, lower_calls, normalize,
+                     resolve, reverse)
 from .source import FunctionSource, read_function
 
 #: (name, what it does) in the order they run
@@ -29,6 +30,7 @@ PASSES = [
     ("activity", "which variables carry derivatives"),
     ("reverse", "primal sweep with tapes + adjoint sweep (grad, value_and_grad, vjp)"),
     ("forward", "primal and tangent statements side by side (jvp)"),
+    ("custom_rules", "markers of custom derivative rules -> plain values; bwd rules inlined"),
 ]
 
 MODES = ("primal", "grad", "value_and_grad", "vjp", "jvp", "jacfwd", "jacrev", "vmap")
@@ -75,6 +77,7 @@ def transform(func, mode="grad", argnums=(0,), arg_kinds=(), has_aux=False, tupl
     if static:
         unit = _specialize(unit, static)
     ctx = Context(source=unit, mode=mode, options={"tuple_argnums": tuple_argnums, "holomorphic": holomorphic})
+    ctx.derivative = _derivative(mode, generated)
     tree = copy.deepcopy(unit.tree)
     ctx.namer.reserve(all_names(tree) | {"np", "math", "rt", "_value", "_ct", "_retval"})
     params = [a.id for a in tree.args.args]
@@ -137,11 +140,42 @@ def transform(func, mode="grad", argnums=(0,), arg_kinds=(), has_aux=False, tupl
     if mode in ("jacfwd", "jacrev"):
         return _jacobian(tree, ctx, mode, has_aux, tuple_argnums, diff_outputs)
     stage("activity", lambda t: activity.run(t, ctx, diff_outputs))
+    ct_kind = _cotangent_kind(ret, ctx, has_aux)
     if mode == "jvp":
         stage("forward", lambda t: forward.run(t, ctx, has_aux=has_aux))
     else:
         stage("reverse", lambda t: reverse.run(t, ctx, mode=mode, has_aux=has_aux))
+    stage("custom_rules", lambda t: _settle_custom_rules(t, ctx, ct_kind))
     return tree.name, tree, ctx
+
+
+def _derivative(mode, generated):
+    """The sweep calls to functions with custom rules are differentiated in (see ``Context``)."""
+    if mode in ("jvp", "jacfwd") or generated and mode in ("grad", "value_and_grad", "jacrev"):
+        return "forward"
+    return "reverse" if mode in ("grad", "value_and_grad", "vjp", "jacrev") else ""
+
+
+def _cotangent_kind(ret, ctx, has_aux):
+    """The kind of the cotangent ``_ct`` of a vjp function (the output's, a tuple for a tuple output)."""
+    tuple_out, kinds = _output_kinds(ret, ctx, has_aux)
+    return TupleKind(tuple(kinds)) if tuple_out else kinds[0]
+
+
+def _settle_custom_rules(tree, ctx, ct_kind):
+    """After a transform: the markers of custom rules become plain values, and the bwd rules the
+    adjoint sweep calls are inlined (the generated code is inside the subset, so inline, infer
+    and lower_calls accept it; ``ct_kind`` is the kind of the cotangent parameter ``_ct``)."""
+    if custom_rules.run(tree, ctx):
+        saved = ctx.arg_kinds
+        ctx.arg_kinds = {**saved, "_ct": ct_kind}
+        try:
+            inline.run(tree, ctx, lambda tr, u: prepare(tr, u, ctx))
+            infer.run(tree, ctx)
+            lower_calls.run(tree, ctx)
+        finally:
+            ctx.arg_kinds = saved
+    return tree
 
 
 def _specialize(unit, static):
@@ -194,6 +228,7 @@ def _jacobian(tree, ctx, mode, has_aux, tuple_argnums, diff_outputs, with_value=
         fwd = copy.deepcopy(tree)
         activity.run(fwd, ctx, diff_outputs)
         forward.run(fwd, ctx, has_aux=has_aux)
+        _settle_custom_rules(fwd, ctx, None)
         ctx.helpers = [fwd]
         driver = jacobian.jacfwd_driver(ctx.namer, f"{name}_{'grad' if with_value else mode}", params, ctx.wrt,
                                         ctx.arg_kinds, out_kinds, tuple_out, has_aux, tuple_argnums, fwd.name,
@@ -204,6 +239,8 @@ def _jacobian(tree, ctx, mode, has_aux, tuple_argnums, diff_outputs, with_value=
         rev = copy.deepcopy(tree)
         activity.run(rev, ctx, diff_outputs)
         reverse.run(rev, ctx, mode="vjp", has_aux=has_aux)
+        _settle_custom_rules(primal, ctx, None)
+        _settle_custom_rules(rev, ctx, _cotangent_kind(ret, ctx, has_aux))
         ctx.helpers = [primal, rev]
         driver = jacobian.jacrev_driver(ctx.namer, f"{name}_jacrev", params, ctx.wrt, ctx.arg_kinds, out_kinds,
                                         tuple_out, has_aux, tuple_argnums, primal.name, rev.name,

@@ -94,6 +94,30 @@ for _helper in (trip_count, in_range, _copy_rows, push, reserve, array_tape, tap
     register_jitable(_helper)
 
 
+# ---- custom derivative rules ---------------------------------------------------------------------
+# Markers the inline pass writes where a call uses a custom rule (``transpyle.custom_jvp``,
+# ``custom_vjp``); the transform gives them their derivatives, then they are replaced by plain values
+# (passes/custom_rules), so generated modules never call them.
+def custom_primal(x):
+    """``x``, with no derivative: the primal operand of a custom jvp rule."""
+    return x
+
+
+def custom_tangent(x):
+    """Zero shaped like ``x``, whose derivative is that of ``x``: a tangent operand of a jvp rule."""
+    return np.zeros_like(x) if isinstance(x, np.ndarray) else type(x)(0)
+
+
+def custom_output(value, tangent):
+    """``value``, whose derivative is that of ``tangent`` (the tangent output of a jvp rule)."""
+    return value
+
+
+def custom_vjp_call(inputs, residuals, value, bwd, cotangents, nondiff):
+    """``value``, whose adjoint sweep calls ``bwd(*nondiff, residuals, g)`` for the cotangents of ``inputs``."""
+    return value
+
+
 # ---- adjoints of broadcasting -------------------------------------------------------------------
 def unbroadcast(g, x):
     """Sum ``g`` down to the shape of ``x`` (undoing NumPy broadcasting of ``x`` into ``g``)."""

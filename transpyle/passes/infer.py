@@ -77,6 +77,9 @@ class _Infer:
             if fname == "float":
                 return FLOAT
             kinds = [self.expr_kind(a) for a in node.args]
+            if None in kinds and lookup(node)[0] is not None:
+                # a nested primitive call, as in generated declarations: rt.array_tape(np.empty(...))
+                return self.rhs_kind(node, node)
             return promote(*kinds) if kinds else INT
         if isinstance(node, (gast.Tuple, gast.List)):
             return TupleKind(tuple(self.expr_kind(e) for e in node.elts))
@@ -220,17 +223,22 @@ def rule_for(ctx, stmt, value, direction):
 
 
 def active_templates(templates, bound, active):
-    """(parameter, operand name node, template) for each rule template whose operand is active."""
+    """(parameter, operand node, template) for each rule template whose operand is active. A template
+    keyed by a parameter that takes a tuple of operands is one rule for all of them, active when any
+    of them is (the cotangents of a custom_vjp call come from one call of its rule)."""
     for key, template in templates.items():
         param, index = key if isinstance(key, tuple) else (key, None)
         operand = bound[param] if index is None else bound[param].elts[index]
-        if isinstance(operand, gast.Name) and operand.id in active:
+        if isinstance(operand, gast.Name) and operand.id in active or \
+                isinstance(operand, gast.Tuple) and any(isinstance(e, gast.Name) and e.id in active
+                                                        for e in operand.elts):
             yield param, operand, template
 
 
 def template_names(prim, bound, g, y):
     """What a template's names stand for: ``g`` (cotangent or tangent), ``y`` (the output), each
-    parameter's operand, and ``a0, a1, ...`` for the elements of a tuple of operands."""
+    parameter's operand, ``a0, a1, ...`` for the elements of a tuple of operands, and ``p0, p1, ...``
+    for the elements of a tuple given to another parameter ``p``."""
     subs = {"g": g, "y": y}
     for p, node in bound.items():
         if prim.varargs and p == prim.params[0]:
@@ -238,6 +246,8 @@ def template_names(prim, bound, g, y):
                 subs[f"a{i}"] = e
         else:
             subs[p] = node
+            if isinstance(node, gast.Tuple):
+                subs.update({f"{p}{i}": e for i, e in enumerate(node.elts)})
     return subs
 
 

@@ -11,8 +11,10 @@ import gast
 
 from ..ast_utils import assign, const, loaded_names, name, stored_names, substitute
 from ..context import FILE_ATTR, DeferredCall
+from ..custom import CustomRule
 from ..primitives import is_atom
 from ..source import FunctionSource
+from . import custom_rules
 
 
 def _callee_key(stmt, ctx):
@@ -48,6 +50,8 @@ class _Inliner:
 
     def expand(self, stmt, key):
         target = self.ctx.functions[key]
+        if isinstance(target, CustomRule):       # a function with its own derivative rule
+            return custom_rules.expand(self, stmt, target)
         if isinstance(target, FunctionSource):
             unit, tree = target, copy.deepcopy(target.tree)
         else:

@@ -17,6 +17,7 @@ import numpy as np
 from .. import rules, runtime
 from ..ast_utils import const, dotted, name, parse_expr, stored_names
 from ..context import DeferredCall
+from ..custom import CustomRule
 from ..source import FunctionSource, read_function
 
 _UNSUPPORTED_STATEMENTS = {
@@ -269,7 +270,8 @@ class _Resolver(gast.NodeTransformer):
             return gast.copy_location(name(self.ctx.capture(self.unit, node.id, obj)), node)
         if isinstance(obj, types.ModuleType) or isinstance(obj, type):
             return node            # used as a prefix or a dtype; checked where it is used
-        if _is_user_function(getattr(obj, "py_func", obj)) or hasattr(obj, "generated_function"):
+        if _is_user_function(getattr(obj, "py_func", obj)) or hasattr(obj, "generated_function") or \
+                isinstance(obj, CustomRule):
             return self._function_value(node, obj)   # passed to a helper that calls it: inlined there
         raise self.ctx.error(node, f"'{node.id}' ({type(obj).__name__}) cannot be used as a value here",
                              hint="only numbers, arrays and calls are supported as values")
@@ -343,6 +345,11 @@ class _Resolver(gast.NodeTransformer):
             return self._deferred(node, obj)
         if getattr(obj, "__transpyle_jvp__", False):
             return self._jvp_call(node)
+        if isinstance(obj, CustomRule):             # inlined with its derivative rule (passes/custom_rules)
+            key = self.ctx.namer.fresh(obj.__name__)
+            self.ctx.functions[key] = obj
+            node.func = name(key)
+            return node
         if _is_user_function(obj):
             try:
                 unit = read_function(obj)

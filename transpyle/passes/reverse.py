@@ -365,7 +365,8 @@ class Reverse:
         stmts = []
         for param, operand, template in active_templates(templates, bound, self.active):
             subs = template_names(prim, bound, name(g), name(var))
-            subs["b" + param] = self.adj(operand.id)
+            if isinstance(operand, gast.Name):
+                subs["b" + param] = self.adj(operand.id)
             if "=" in template.replace("==", "").replace("<=", "").replace(">=", "").replace("!=", ""):
                 stmts.extend(substitute(st, subs) for st in parse_stmts(template))
                 continue

@@ -7,8 +7,9 @@ linear in what they store, so their tangents are tapes of tangents.
 import numpy as np
 
 from .. import runtime as rt
-from ..kinds import BOOL, INT
+from ..kinds import BOOL, INT, Kind
 from . import LINEAR, define
+from .common import StaticError
 
 # the user's stop_gradient(x): x, with no derivative in either mode
 define("stop_gradient", [rt.stop_gradient], "x", lambda k, s: k["x"])
@@ -28,3 +29,46 @@ define("rt.unbroadcast", [rt.unbroadcast], "g, x", lambda k, s: k["g"].with_ndim
        jvp=LINEAR)
 define("np.expand_dims", [np.expand_dims], "x, axis", lambda k, s: k["x"].with_ndim(k["x"].ndim + 1),
        {"x": "np.reshape(g, x.shape)"}, diff=("x",), jvp=LINEAR)
+
+
+# ---- custom rules (transpyle.custom_jvp, custom_vjp) -------------------------------------------------
+# Markers written where a call uses a custom rule; the transform that writes them gives them these
+# derivatives, and passes/custom_rules replaces them by plain values afterwards.
+def _one_output(k, s):
+    value = k["value"]
+    if not isinstance(value, Kind):
+        raise StaticError("a function with a custom rule must return one number or array, not a tuple")
+    tangent = k.get("tangent")
+    if isinstance(tangent, Kind) and tangent.ndim != value.ndim:
+        raise StaticError(f"the jvp rule's tangent output has rank {tangent.ndim}, its primal output rank "
+                          f"{value.ndim}")
+    return value
+
+
+def _custom_vjp_adjoint(k, s):
+    """``ct0, ct1 = bwd(residuals, g)`` once, then each active input's adjoint accumulates its cotangent."""
+    cotangents = [e.value for e in s["cotangents"].elts]
+    targets = ", ".join(cotangents) + ("," if len(cotangents) == 1 else "")
+    # arguments without a derivative come first: values by position, functions by registry key
+    nondiff = [e.value if isinstance(getattr(e, "value", None), str) else f"nondiff{i}"
+               for i, e in enumerate(s["nondiff"].elts)]
+    adjoint = {"inputs": f"{targets} = {s['bwd'].value}({', '.join(nondiff + ['residuals', 'g'])})"}
+    adjoint.update({("inputs", i): ct for i, ct in enumerate(cotangents)})
+    return adjoint
+
+
+def _custom_vjp_forward(k, s):
+    raise StaticError(f"'{s['bwd'].value}' has only a reverse-mode rule (defvjp), so forward mode (jvp, jacfwd, "
+                      "linearize) cannot differentiate it; define the function with transpyle.custom_jvp instead")
+
+
+# x with no derivative (the primals given to a jvp rule)
+define("rt.custom_primal", [rt.custom_primal], "x", lambda k, s: k["x"])
+# zero shaped like x whose derivative is x's (the tangents given to a jvp rule)
+define("rt.custom_tangent", [rt.custom_tangent], "x", lambda k, s: k["x"], {"x": "g"}, jvp={"x": "g"})
+# the value of a call to a custom_jvp function, with the derivative of the rule's tangent output
+define("rt.custom_output", [rt.custom_output], "value, tangent", _one_output, {"tangent": "g"}, diff=("tangent",),
+       jvp={"tangent": "g"})
+# the value of a call to a custom_vjp function; its adjoint calls bwd (in `bwd` its registry key)
+define("custom_vjp", [rt.custom_vjp_call], "inputs, residuals, value, bwd, cotangents, nondiff", _one_output,
+       _custom_vjp_adjoint, diff=("inputs",), varargs=True, jvp=_custom_vjp_forward)
