@@ -79,6 +79,21 @@ def _outputs(w, out_kinds, tuple_out, has_aux, source):
     return [source], None
 
 
+#: fewer directions than this run in a serial loop: waking threads costs more than a few sweeps
+PARALLEL_MIN_DIRECTIONS = 16
+
+
+def _directions(w, k, start, stop, body):
+    """A loop over directions ``k`` in ``range(start, stop)`` running ``body(depth, k)``: parallel
+    when there are many, serial when there are few."""
+    w.emit(1, f"if {stop} - {start} >= {PARALLEL_MIN_DIRECTIONS}:")
+    w.emit(2, f"for {k} in numba.prange({start}, {stop}):")
+    body(3, k)
+    w.emit(1, "else:")
+    w.emit(2, f"for {k} in range({start}, {stop}):")
+    body(3, k)
+
+
 def jacfwd_driver(namer, name, params, wrt, kinds, out_kinds, tuple_out, has_aux, tuple_argnums, jvp_name,
                   with_value=False, complex_result=False):
     """Source of ``name(*params)``: the Jacobian from one ``jvp_name`` call per input direction.
@@ -114,10 +129,10 @@ def jacfwd_driver(namer, name, params, wrt, kinds, out_kinds, tuple_out, has_aux
             w.emit(1, f"{jacs[j, a]} = np.empty(({_size(o, ok)}, {_size(a, kinds[a])}){dtype})")
     fill(1, wrt[0], "0", first_t)
     for n, a in enumerate(wrt):
-        k = w.fresh("_k")
-        w.emit(1, f"for {k} in numba.prange({1 if n == 0 else 0}, {_size(a, kinds[a])}):")
-        _, tout = direction(2, a, k)
-        fill(2, a, k, tout)
+        def column(depth, k, a=a):
+            _, tout = direction(depth, a, k)
+            fill(depth, a, k, tout)
+        _directions(w, w.fresh("_k"), 1 if n == 0 else 0, _size(a, kinds[a]), column)
     per_output = [[_finish(w, jacs[j, a], ok, o, kinds[a], a) for a in wrt]
                   for j, (o, ok) in enumerate(zip(outs, out_kinds))]
     result = _structure(per_output, tuple_out and not has_aux, tuple_argnums)
@@ -151,18 +166,18 @@ def jacrev_driver(namer, name, params, wrt, kinds, out_kinds, tuple_out, has_aux
             zero_cts[j] = w.fresh("_zero")
             w.emit(1, f"{zero_cts[j]} = {'np.zeros_like(' + o + ')' if ok.ndim else '0.0'}")
     for j, (o, ok) in enumerate(zip(outs, out_kinds)):
-        k = w.fresh("_k")
-        w.emit(1, f"for {k} in numba.prange({_size(o, ok)}):")       # rows are independent
-        ct = _basis(w, 2, k, o, ok)
-        back = w.fresh("_b")
-        if tuple_out and not has_aux:
-            cts = [ct if i == j else zero_cts[i] for i in range(len(outs))]
-            ct_arg = f"({', '.join(cts)},)"
-        else:
-            ct_arg = ct
-        w.emit(2, f"{back} = {vjp_name}({', '.join(params)}, {ct_arg})")
-        for i, a in enumerate(wrt):
-            _fill(w, jacs[j, a], f"{back}[{i}]", kinds[a], k, 2, row=True)
+        def row(depth, k, j=j, o=o, ok=ok):            # rows are independent
+            ct = _basis(w, depth, k, o, ok)
+            back = w.fresh("_b")
+            if tuple_out and not has_aux:
+                cts = [ct if i == j else zero_cts[i] for i in range(len(outs))]
+                ct_arg = f"({', '.join(cts)},)"
+            else:
+                ct_arg = ct
+            w.emit(depth, f"{back} = {vjp_name}({', '.join(params)}, {ct_arg})")
+            for i, a in enumerate(wrt):
+                _fill(w, jacs[j, a], f"{back}[{i}]", kinds[a], k, depth, row=True)
+        _directions(w, w.fresh("_k"), 0, _size(o, ok), row)
     per_output = [[_finish(w, jacs[j, a], ok, o, kinds[a], a) for a in wrt]
                   for j, (o, ok) in enumerate(zip(outs, out_kinds))]
     result = _structure(per_output, tuple_out and not has_aux, tuple_argnums)
