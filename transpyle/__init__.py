@@ -8,8 +8,8 @@ __version__ = "0.1.0"
 
 from .errors import TranspileError  # noqa: E402
 from .runtime import stop_gradient  # noqa: E402
-from . import lax  # noqa: E402,F401
+from . import lax, random  # noqa: E402,F401
 from .api import grad, value_and_grad, vjp, jvp, linearize, jacfwd, jacrev, hessian, vmap, jit, show  # noqa: E402
 
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "linearize", "jacfwd", "jacrev", "hessian", "vmap", "jit",
-           "stop_gradient", "lax", "show", "TranspileError", "__version__"]
+           "stop_gradient", "lax", "random", "show", "TranspileError", "__version__"]
