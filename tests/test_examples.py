@@ -51,3 +51,9 @@ def test_logreg_example_runs():
 def test_selu_mlp():
     first, last = load("selu_mlp").main(steps=100)
     assert last < 0.5 * first
+
+
+def test_random_keys():
+    w, ensemble, looped = load("random_keys").main()
+    np.testing.assert_allclose(w, 0.9 * np.array([1.5, -2.0, 0.0, 0.5]), atol=0.05)   # dropout's shrinkage
+    np.testing.assert_array_equal(ensemble, looped)
