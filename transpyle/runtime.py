@@ -261,12 +261,12 @@ for _f, _op in ((sum_axis, "sum"), (mean_axis, "mean"), (prod_axis, "prod"), (ma
 # ---- random numbers: explicit keys, counter-based (Threefry-2x32) ---------------------------------
 # A key is a uint32 array of shape (2,). Every draw is a pure function of (key, element index): element
 # i of a draw encrypts the counter i (its high and low 32-bit words) with Threefry-2x32 under the key.
-# The generators below are written once, with array operators only (+ ^ & | << >> * / sqrt, np.where),
-# and run unchanged as NumPy code (eager calls, the numpy backend) and inside Numba (an overload per
-# public function calls the same kernels). Integer words are held in int64, where no sum or shift
-# overflows, and masked to 32 bits; floats are made from integer mantissas exactly, and the normal
-# transform uses no library transcendental (the logarithm is a polynomial below). So the same key
-# gives the same bits on every backend.
+# Each element is computed by one set of functions (Threefry, then the element functions below), written
+# with operators that mean the same on numbers and on arrays (+ ^ & | << >> * / sqrt, _select):
+# eager calls and the numpy backend apply them to arrays of counters, compiled code to one counter
+# at a time. Integer words are held in int64, where no sum or shift overflows, and masked to 32 bits;
+# floats are made from integer mantissas exactly, and the normal transform calls no library
+# transcendental (the logarithm is a series below). So the same key gives the same bits everywhere.
 _MASK32 = 0xFFFFFFFF
 _PARITY32 = 0x1BD11BDA          # the Threefish key-schedule constant
 _TWO_M23 = 2.0 ** -23
@@ -313,50 +313,42 @@ def threefry2x32(k0, k1, x0, x1):
     return x0, x1
 
 
-def _counter_words(k0, k1, n):
-    """The two Threefry output words for each of the counters 0, 1, ..., n - 1 (int64 arrays)."""
-    i = np.arange(n, dtype=np.int64)
-    return threefry2x32(k0, k1, i >> 32, i & _MASK32)
+def _select(c, a, b):
+    """``a`` where ``c`` else ``b``: np.where on arrays, a conditional on numbers in compiled code."""
+    return np.where(c, a, b)
 
 
-def _words_to_keys(y0, y1):
-    # rows (y0[i], y1[i]); no slice assignment, which Numba compiles slowly
-    both = np.concatenate((y0, y1)).reshape((2, y0.shape[0]))
-    return np.ascontiguousarray(both.T).astype(np.uint32)
+@overload(_select, jit_options={"cache": True})
+def _select_numba(c, a, b):
+    if isinstance(c, types.Array):
+        return lambda c, a, b: np.where(c, a, b)
+    return lambda c, a, b: a if c else b
 
 
-def _key_from_words(hi, lo):
-    out = np.empty(2, np.uint32)
-    out[0] = hi
-    out[1] = lo
-    return out
+# -- one element of a draw, from the two output words of its counter (numbers or arrays) --------------
+def _unit52(y0, y1):
+    """A float64 in [0, 1) from the 52 top bits of the 64-bit word y0:y1 (exact)."""
+    return ((y0 << 20) | (y1 >> 12)) * _TWO_M52
 
 
-def _split_keys(k0, k1, num):
-    y0, y1 = _counter_words(k0, k1, num)
-    return _words_to_keys(y0, y1)
+def _unit23(y0, y1):
+    """A float in [0, 1), exact in float32, from the 23 top bits of y0 ^ y1."""
+    return ((y0 ^ y1) >> 9) * _TWO_M23
 
 
-def _fold_in_key(k0, k1, data):
-    y0, y1 = threefry2x32(k0, k1, (data >> 32) & _MASK32, data & _MASK32)
-    return _key_from_words(y0, y1)
+def _open_unit52(y0, y1):
+    """A float64 in the open interval (0, 1): (2m + 1) * 2**-53 for the 52-bit mantissa m (exact)."""
+    return (2 * ((y0 << 20) | (y1 >> 12)) + 1) * _TWO_M53
 
 
-def _uniform_flat(k0, k1, n, single, minval, maxval):
-    """``n`` floats in [minval, maxval) (float64 values), from the top mantissa bits: 52 bits of the
-    64-bit word y0:y1, or 23 bits of y0 ^ y1 when ``single`` (exact in float32), as JAX does."""
-    y0, y1 = _counter_words(k0, k1, n)
-    if single:
-        u = ((y0 ^ y1) >> 9) * _TWO_M23
-    else:
-        u = ((y0 << 20) | (y1 >> 12)) * _TWO_M52
-    return u * (maxval - minval) + minval
-
-
-def _bits63(k0, k1, n):
-    """``n`` non-negative 63-bit integers (int64), the top 63 bits of each 64-bit word y0:y1."""
-    y0, y1 = _counter_words(k0, k1, n)
+def _top63(y0, y1):
+    """A non-negative 63-bit integer (int64): the top 63 bits of y0:y1."""
     return (y0 << 31) | (y1 >> 1)
+
+
+def _uniform_element(y0, y1, single, minval, maxval):
+    u = _unit23(y0, y1) if single else _unit52(y0, y1)
+    return u * (maxval - minval) + minval
 
 
 def _polynomial(coefficients, x):
@@ -369,8 +361,6 @@ def _polynomial(coefficients, x):
 
 # 2 atanh(s) = log((1 + s) / (1 - s)): 1 + s^2/3 + s^4/5 + ... + s^20/21, highest power first
 _ATANH_SERIES = tuple(1.0 / (2 * j + 1) for j in range(10, -1, -1))
-
-
 # the exact scalings of _log: below 2**-s, multiply by 2**s (s = 32, 16, ..., 1)
 _LOG_SHIFTS = (32.0, 16.0, 8.0, 4.0, 2.0, 1.0)
 _LOG_BELOW = tuple(2.0 ** -s for s in _LOG_SHIFTS)
@@ -378,18 +368,18 @@ _LOG_SCALE = tuple(2.0 ** s for s in _LOG_SHIFTS)
 
 
 def _log(x):
-    """Natural logarithm of an array of values in (2**-63, 1], with + - * / only (so it has the same
-    bits in NumPy and Numba): x = m * 2**e with m in [sqrt(1/2), sqrt(2)), found by exact scalings,
-    and log(m) = 2 atanh((m - 1) / (m + 1)) by its series (|s| < 0.172, 11 terms: a few ulps)."""
+    """Natural logarithm of values in (2**-63, 1], with + - * / only (so it has the same bits in
+    NumPy and Numba): x = m * 2**e with m in [sqrt(1/2), sqrt(2)), found by exact scalings, and
+    log(m) = 2 atanh((m - 1) / (m + 1)) by its series (|s| < 0.172, 11 terms: a few ulps)."""
     m = x * 1.0
     e = x * 0.0
     for j in range(len(_LOG_SHIFTS)):
         small = m < _LOG_BELOW[j]
-        m = np.where(small, m * _LOG_SCALE[j], m)
-        e = np.where(small, e - _LOG_SHIFTS[j], e)
+        m = _select(small, m * _LOG_SCALE[j], m)
+        e = _select(small, e - _LOG_SHIFTS[j], e)
     low = m < _SQRT_HALF              # m was in [1/2, 1)
-    m = np.where(low, m * 2.0, m)
-    e = np.where(low, e - 1.0, e)
+    m = _select(low, m * 2.0, m)
+    e = _select(low, e - 1.0, e)
     s = (m - 1.0) / (m + 1.0)
     return 2.0 * s * _polynomial(_ATANH_SERIES, s * s) + e * _LN2
 
@@ -417,31 +407,86 @@ _AS241_FAR = ((2.01033439929228813265e-7, 2.71155556874348757815e-5, 1.242660947
 
 
 def _normal_quantile(p):
-    """The standard normal quantile of each element of ``p`` (an array of values in (0, 1))."""
+    """The standard normal quantile of ``p`` in (0, 1) (a number or an array)."""
     q = p - 0.5
     r = 0.180625 - q * q
     central = q * _polynomial(_AS241_CENTRAL[0], r) / _polynomial(_AS241_CENTRAL[1], r)
     t = np.sqrt(-_log(np.minimum(p, 1.0 - p)))
     near = _polynomial(_AS241_NEAR[0], t - 1.6) / _polynomial(_AS241_NEAR[1], t - 1.6)
     far = _polynomial(_AS241_FAR[0], t - 5.0) / _polynomial(_AS241_FAR[1], t - 5.0)
-    tail = np.where(t <= 5.0, near, far)
-    tail = np.where(q < 0.0, -tail, tail)
-    return np.where(np.abs(q) <= 0.425, central, tail)
+    tail = _select(t <= 5.0, near, far)
+    tail = _select(q < 0.0, -tail, tail)
+    return _select(np.abs(q) <= 0.425, central, tail)
+
+
+def _normal_element(y0, y1):
+    """Inverse-CDF method: AS 241 of a uniform in (0, 1) with 52 random bits."""
+    return _normal_quantile(_open_unit52(y0, y1))
+
+
+def _randint_element(y0, y1, minval, span):
+    """63 random bits modulo the span (bias below span / 2**63)."""
+    return minval + _top63(y0, y1) % span
+
+
+def _key_from_words(hi, lo):
+    out = np.empty(2, np.uint32)
+    out[0] = hi
+    out[1] = lo
+    return out
+
+
+def _fold_in_key(k0, k1, data):
+    y0, y1 = threefry2x32(k0, k1, (data >> 32) & _MASK32, data & _MASK32)
+    return _key_from_words(y0, y1)
+
+
+def _check_randint(minval, maxval):
+    if maxval <= minval:
+        raise ValueError("transpyle.random.randint: maxval must be greater than minval")
+
+
+for _helper in (_rotl32, _four_rounds, threefry2x32, _unit52, _unit23, _open_unit52, _top63, _uniform_element,
+                _polynomial, _log, _normal_quantile, _normal_element, _randint_element, _key_from_words,
+                _fold_in_key, _check_randint):
+    register_jitable(_helper)
+
+
+# -- whole draws: the element functions over the counters 0, 1, ..., n - 1. NumPy applies them to the
+# arrays of all counters at once; compiled code (the overloads below) loops over the counters, which
+# compiles several times faster than array expressions and computes the same bits. -----------------
+def _counter_words(k0, k1, n):
+    """The two output words of each counter 0, 1, ..., n - 1 (its high and low words encrypted)."""
+    i = np.arange(n, dtype=np.int64)
+    return threefry2x32(k0, k1, i >> 32, i & _MASK32)
+
+
+def _split_keys(k0, k1, num):
+    y0, y1 = _counter_words(k0, k1, num)
+    return np.ascontiguousarray(np.stack((y0, y1), axis=1)).astype(np.uint32)
+
+
+def _uniform_flat(k0, k1, n, single, minval, maxval):
+    """``n`` floats (float64 values) in [minval, maxval), as JAX makes them: 52 top bits of y0:y1,
+    or 23 bits of y0 ^ y1 when ``single`` (exact in float32)."""
+    y0, y1 = _counter_words(k0, k1, n)
+    return _uniform_element(y0, y1, single, minval, maxval)
 
 
 def _normal_flat(k0, k1, n):
-    """``n`` standard normal float64 values: the quantile function (AS 241) of uniforms in the open
-    interval (0, 1), (2m + 1) * 2**-53 for the 52-bit mantissa m."""
     y0, y1 = _counter_words(k0, k1, n)
-    m = (y0 << 20) | (y1 >> 12)
-    return _normal_quantile((2 * m + 1) * _TWO_M53)
+    return _normal_element(y0, y1)
 
 
 def _randint_flat(k0, k1, n, minval, maxval):
-    """``n`` integers in [minval, maxval): 63 random bits modulo the span (bias below span / 2**63)."""
-    if maxval <= minval:
-        raise ValueError("transpyle.random.randint: maxval must be greater than minval")
-    return minval + _bits63(k0, k1, n) % (maxval - minval)
+    _check_randint(minval, maxval)
+    y0, y1 = _counter_words(k0, k1, n)
+    return _randint_element(y0, y1, minval, maxval - minval)
+
+
+def _bits63(k0, k1, n):
+    y0, y1 = _counter_words(k0, k1, n)
+    return _top63(y0, y1)
 
 
 def _permutation_indices(k0, k1, n):
@@ -450,10 +495,64 @@ def _permutation_indices(k0, k1, n):
     return np.argsort(_bits63(k0, k1, n), kind="mergesort")
 
 
-for _helper in (_rotl32, _four_rounds, threefry2x32, _counter_words, _words_to_keys, _key_from_words, _split_keys,
-                _fold_in_key, _uniform_flat, _bits63, _polynomial, _log, _normal_quantile, _normal_flat,
-                _randint_flat, _permutation_indices):
-    register_jitable(_helper)
+register_jitable(_permutation_indices)
+
+
+@overload(_split_keys, jit_options={"cache": True})
+def _split_keys_numba(k0, k1, num):
+    def impl(k0, k1, num):
+        out = np.empty((num, 2), np.uint32)
+        for i in range(num):
+            y0, y1 = threefry2x32(k0, k1, i >> 32, i & _MASK32)
+            out[i, 0] = y0
+            out[i, 1] = y1
+        return out
+    return impl
+
+
+@overload(_uniform_flat, jit_options={"cache": True})
+def _uniform_flat_numba(k0, k1, n, single, minval, maxval):
+    def impl(k0, k1, n, single, minval, maxval):
+        out = np.empty(n, np.float64)
+        for i in range(n):
+            y0, y1 = threefry2x32(k0, k1, i >> 32, i & _MASK32)
+            out[i] = _uniform_element(y0, y1, single, minval, maxval)
+        return out
+    return impl
+
+
+@overload(_normal_flat, jit_options={"cache": True})
+def _normal_flat_numba(k0, k1, n):
+    def impl(k0, k1, n):
+        out = np.empty(n, np.float64)
+        for i in range(n):
+            y0, y1 = threefry2x32(k0, k1, i >> 32, i & _MASK32)
+            out[i] = _normal_element(y0, y1)
+        return out
+    return impl
+
+
+@overload(_randint_flat, jit_options={"cache": True})
+def _randint_flat_numba(k0, k1, n, minval, maxval):
+    def impl(k0, k1, n, minval, maxval):
+        _check_randint(minval, maxval)
+        out = np.empty(n, np.int64)
+        for i in range(n):
+            y0, y1 = threefry2x32(k0, k1, i >> 32, i & _MASK32)
+            out[i] = _randint_element(y0, y1, minval, maxval - minval)
+        return out
+    return impl
+
+
+@overload(_bits63, jit_options={"cache": True})
+def _bits63_numba(k0, k1, n):
+    def impl(k0, k1, n):
+        out = np.empty(n, np.int64)
+        for i in range(n):
+            y0, y1 = threefry2x32(k0, k1, i >> 32, i & _MASK32)
+            out[i] = _top63(y0, y1)
+        return out
+    return impl
 
 
 # -- argument checks of eager calls (compiled code is checked by the kind rules in rules/random.py) --
