@@ -4,6 +4,7 @@ backends, and use inside grad and vmap.
 
 The statistical checks use fixed keys: the generator is deterministic, so each check is a fact
 about these numbers (a fresh key per run would make them fail now and then by design)."""
+import numba
 import numpy as np
 import pytest
 from scipy import stats
@@ -206,6 +207,34 @@ def test_same_bits_eagerly_and_in_jit(backend):
         np.testing.assert_array_equal(g, e)
 
 
+def long_draws(key, n):
+    k1, k2 = random.split(key)
+    return random.normal(k1, (n,)), random.uniform(k2, (n,)), random.uniform(k2, n, np.float32)
+
+
+@pytest.mark.numba
+def test_compiled_bits_equal_numpy_bits_at_scale():
+    key, n = random.key(22), N
+    eager = long_draws(key, n)
+    for backend in ("numpy", "numba"):
+        for g, e in zip(transpyle.jit(long_draws, backend=backend)(key, n), eager):
+            assert g.dtype == e.dtype
+            np.testing.assert_array_equal(g, e)
+
+
+@pytest.mark.numba
+def test_element_functions_agree_in_the_tails():
+    # the extreme words give the extreme uniforms: the far tail of AS 241 and the log's scalings
+    words = np.array([0, 1, 2, 3, 2 ** 12 - 1, 2 ** 12, 2 ** 20, 2 ** 31, 2 ** 32 - 2, 2 ** 32 - 1], np.int64)
+    y0, y1 = np.meshgrid(words, words)
+    y0, y1 = y0.ravel(), y1.ravel()
+    compiled = numba.njit(lambda a, b: np.array([rt._normal_element(a[i], b[i]) for i in range(a.size)]))
+    z = rt._normal_element(y0, y1)
+    np.testing.assert_array_equal(compiled(y0, y1), z)
+    assert np.abs(z).max() > 8.0 and np.all(np.isfinite(z))
+    np.testing.assert_allclose(z, stats.norm.ppf(rt._open_unit52(y0, y1)), rtol=1e-14)
+
+
 def noisy_square(x, key):
     noise = transpyle.random.normal(key, x.shape)
     return np.sum((x + noise) ** 2)
@@ -224,6 +253,8 @@ def test_grad_treats_noise_as_a_constant(backend, rng):
     x, key = rng.standard_normal(5), random.key(int(rng.integers(2 ** 32)))
     g = transpyle.grad(noisy_square, backend=backend)(x, key)
     np.testing.assert_allclose(g, 2 * (x + random.normal(key, x.shape)), rtol=1e-12)
+    if backend == "numpy":         # forward mode sees the same constant noise
+        np.testing.assert_allclose(transpyle.jacfwd(noisy_square, backend=backend)(x, key), g, rtol=1e-12)
     expected, k = np.zeros(4), key
     for _ in range(3):
         k, sub = random.split(k)
@@ -261,14 +292,24 @@ def float_bounds(key):
     return np.sum(random.randint(key, (3,), 0.0, 4))
 
 
-@pytest.mark.parametrize("fn, arg, words", [
-    (float_key, np.zeros(2), "expected a key"),
-    (stacked_keys, random.key(0), "keys[0]"),
-    (float_shape, random.key(0), "tuple of ints"),
-    (float_bounds, random.key(0), "minval must be an integer"),
+def array_bound(key, x):
+    return np.sum(random.uniform(key, (3,), minval=-x[0]))
+
+
+def wide_p(key, p):
+    return np.sum(random.bernoulli(key, p, (3,)))
+
+
+@pytest.mark.parametrize("fn, args, words", [
+    (float_key, (np.zeros(2),), "expected a key"),
+    (stacked_keys, (random.key(0),), "keys[0]"),
+    (float_shape, (random.key(0),), "tuple of ints"),
+    (float_bounds, (random.key(0),), "minval must be an integer"),
+    (array_bound, (random.key(0), np.ones((2, 2))), "minval must be a number"),
+    (wide_p, (random.key(0), np.ones((2, 3)) * 0.5), "does not broadcast"),
 ])
-def test_mistakes_in_transformed_code_name_the_line(fn, arg, words):
+def test_mistakes_in_transformed_code_name_the_line(fn, args, words):
     with pytest.raises(transpyle.TranspileError) as info:
-        transpyle.jit(fn, backend="numpy")(arg)
+        transpyle.jit(fn, backend="numpy")(*args)
     text = str(info.value)
     assert words in text and "test_random.py:" in text

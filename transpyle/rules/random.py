@@ -32,16 +32,42 @@ def _integer(kind, what):
         raise StaticError(f"{what} must be an integer, got {kind}")
 
 
+def _operand_kind(k, s, param):
+    """The kind of an operand that may be written inline in the call (``-a``, ``x[0]``, ``1.0 - rate``):
+    operands with defaults are kept as written by normalize, so infer gives no kind for them."""
+    def kind(node):
+        if isinstance(node, gast.Constant):
+            v = node.value
+            return None if isinstance(v, bool) or not isinstance(v, (int, float)) else \
+                INT if isinstance(v, int) else Kind("float64")
+        if isinstance(node, gast.Name):
+            return k.env.get(node.id)
+        if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
+            return kind(node.operand)
+        if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Add, gast.Sub, gast.Mult, gast.Div)):
+            left, right = kind(node.left), kind(node.right)
+            if isinstance(left, Kind) and isinstance(right, Kind):
+                rank = max(left.ndim, right.ndim)
+                return INT.with_ndim(rank) if left.dtype == right.dtype == "int64" and \
+                    not isinstance(node.op, gast.Div) else Kind("float64", rank)
+            return None
+        if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name):
+            base = k.env.get(node.value.id)
+            parts = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
+            if isinstance(base, Kind) and all(isinstance(e, (gast.Constant, gast.Name)) and
+                                              kind(e) == INT for e in parts):
+                return base.with_ndim(base.ndim - len(parts)) if len(parts) <= base.ndim else None
+        return None
+    found = k.get(param) or kind(s[param])
+    if found is None:
+        raise StaticError(f"cannot tell the type of {param}; assign it to a variable first")
+    return found
+
+
 def _number(k, s, param):
-    node = s[param]
-    if isinstance(node, gast.Constant):
-        ok = isinstance(node.value, (int, float)) and not isinstance(node.value, bool)
-    else:
-        kind = k.get(param)
-        ok = kind is None or (isinstance(kind, Kind) and kind.ndim == 0 and kind.dtype in ("int64", "float64",
-                                                                                            "float32"))
-    if not ok:
-        raise StaticError(f"{param} must be a number")
+    kind = _operand_kind(k, s, param)
+    if not (isinstance(kind, Kind) and kind.ndim == 0 and kind.dtype in ("int64", "float64", "float32")):
+        raise StaticError(f"{param} must be a number, got {kind}")
 
 
 def _shape_rank(k, node):
@@ -108,16 +134,14 @@ def _uniform_kind(k, s):
 
 def _bernoulli_kind(k, s):
     _check_key(k, s)
-    p = k.get("p")
-    if isinstance(p, Kind) and (not p.is_float or p.is_complex) and p.dtype != "int64":
-        raise StaticError(f"p must be a probability (a float or an array of floats), got {p}")
+    p = _operand_kind(k, s, "p")
+    if not (isinstance(p, Kind) and p.dtype in ("int64", "float64", "float32")):
+        raise StaticError(f"p must be a probability (a number or an array of floats), got {p}")
     shape = s["shape"]
     if isinstance(shape, gast.Constant) and shape.value is None:
-        if p is None and not isinstance(s["p"], gast.Constant):
-            raise StaticError("with shape=None, the shape comes from p: assign p to a variable, or pass shape")
-        return BOOL.with_ndim(p.ndim if isinstance(p, Kind) else 0)
+        return BOOL.with_ndim(p.ndim)
     rank = _shape_rank(k, shape)
-    if isinstance(p, Kind) and p.ndim > rank:
+    if p.ndim > rank:
         raise StaticError(f"p of rank {p.ndim} does not broadcast to a shape of rank {rank}")
     return BOOL.with_ndim(rank)
 
