@@ -18,11 +18,12 @@ to about 1e-16) of uniforms in the open interval (0, 1); ``randint`` takes 63 ra
 range; ``permutation`` sorts random 63-bit numbers.
 
 These functions are the run-time functions the compiler emits (``transpyle/runtime.py``): called
-eagerly they run as NumPy code, and in transformed code (``jit``, ``grad``, ``vmap``, ...) they are
-primitives without derivatives, compiled by Numba from the same code. The bits are identical on
-every path (integer arithmetic is masked to 32 bits, floats are built exactly, and the normal
-transform uses only + - * / and sqrt), so eager calls, the numpy backend and the numba backend
-agree exactly. They follow JAX's construction but are not checked to be bit-for-bit JAX's numbers.
+eagerly they run as NumPy code over all counters at once, and in transformed code (``jit``,
+``grad``, ``vmap``, ...) they are primitives without derivatives, which Numba compiles as a loop
+over the counters calling the same element functions. The bits are identical on every path
+(integer arithmetic is masked to 32 bits, floats are built exactly, and the normal transform uses
+only + - * / and sqrt), so eager calls, the numpy backend and the numba backend agree exactly. They
+follow JAX's construction but are not checked to be bit-for-bit JAX's numbers.
 """
 from . import runtime as _rt
 
