@@ -57,3 +57,9 @@ def test_mlp_pytree():
     history, per_example, params = load("mlp_pytree").main(epochs=3, plot=False)
     assert history[-1] < 0.5 * history[0]
     assert [p["W"].shape for p in per_example] == [(256,) + p["W"].shape for p in params]
+
+
+def test_random_keys():
+    w, ensemble, looped = load("random_keys").main()
+    np.testing.assert_allclose(w, 0.9 * np.array([1.5, -2.0, 0.0, 0.5]), atol=0.05)   # dropout's shrinkage
+    np.testing.assert_array_equal(ensemble, looped)

@@ -9,10 +9,10 @@ __version__ = "0.1.0"
 from .errors import TranspileError  # noqa: E402
 from .runtime import stop_gradient  # noqa: E402
 from .custom import custom_jvp, custom_vjp  # noqa: E402
-from . import lax, tree  # noqa: E402,F401
+from . import lax, random, tree  # noqa: E402,F401
 from .api import grad, value_and_grad, vjp, jvp, linearize, jacfwd, jacrev, hessian, vmap, jit, show  # noqa: E402
 from .compile import compile_module  # noqa: E402
 
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "linearize", "jacfwd", "jacrev", "hessian", "vmap", "jit",
-           "stop_gradient", "custom_jvp", "custom_vjp", "lax", "tree", "show", "compile_module", "TranspileError",
-           "__version__"]
+           "stop_gradient", "custom_jvp", "custom_vjp", "lax", "random", "tree", "show", "compile_module",
+           "TranspileError", "__version__"]

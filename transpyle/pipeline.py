@@ -85,7 +85,7 @@ def transform(func, mode="grad", argnums=(0,), arg_kinds=(), has_aux=False, tupl
         raise TranspileError(f"'{unit.name}' takes {len(params)} arguments, {len(arg_kinds)} given",
                              filename=unit.filename, lineno=tree.lineno, construct=f"def {unit.name}")
     ctx.arg_kinds = dict(zip(params, arg_kinds))
-    ctx.wrt = tuple(params[i] for i in argnums) if mode != "primal" else ()
+    ctx.wrt = tuple(params[i] for i in argnums) if mode not in ("primal", "vmap") else ()
     for w in ctx.wrt:
         k = ctx.arg_kinds[w]
         if holomorphic and mode != "primal" and not (isinstance(k, Kind) and k.is_complex):

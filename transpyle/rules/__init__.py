@@ -1,7 +1,7 @@
 """The primitive tables: one entry per primitive with its signature, kind rule and adjoint rule.
 
 A rule table lives in one module per primitive family (``elementwise``, ``reductions``,
-``linalg``, ``arrays``). Each entry is made by :func:`define` and reads like the math:
+``linalg``, ``arrays``, ``random``). Each entry is made by :func:`define` and reads like the math:
 the adjoint of ``y = np.sin(x)`` is ``{"x": "g * np.cos(x)"}``: the cotangent ``g`` of the
 output times the local derivative, accumulated into the adjoint of ``x``. Template names:
 ``g`` the output's cotangent, ``y`` the output, parameter names the operands.
@@ -115,4 +115,4 @@ def bind(prim, args, keywords):
 
 
 # the families register themselves on import
-from . import elementwise, reductions, linalg, arrays, generated  # noqa: E402,F401
+from . import elementwise, reductions, linalg, arrays, generated, random  # noqa: E402,F401
