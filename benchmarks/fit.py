@@ -16,12 +16,15 @@ One table from one run. Rows:
 Times are warm (best of 5, compilation excluded); compile times are the first call, measured
 separately, transpyle's with an empty cache (the script points TRANSPYLE_CACHE_DIR at a fresh
 temporary directory). All transpyle figures are taken before JAX starts, so that XLA's threads do
-not compete with them. Every row checks that both give the same result (largest relative error
-over the parameter leaves). JAX is optional (the `bench` extra): without it the transpyle
-figures are still printed. A row that fails prints its error; the other rows still run. This is
-a script, not a test.
+not compete with them. Numba's np.dot calls OpenBLAS, whose threads make small products slow and
+erratic when the cores are busy, so the transpyle figures are also taken in a child process with
+OPENBLAS_NUM_THREADS=1 (column "1 BLAS thr"; it loads the compiled code from the cache). Every row
+checks that both give the same result (largest relative error over the parameter leaves). JAX is
+optional (the `bench` extra): without it the transpyle figures are still printed. A row that fails
+prints its error; the other rows still run. This is a script, not a test.
 """
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -178,47 +181,77 @@ def first_line(exc):
     return text if len(text) <= 110 else text[:107] + "..."
 
 
-def main():
+def problem():
+    """The data, the initial parameters and the transpyle calls (key -> zero-argument call)."""
     rng = np.random.default_rng(0)
-    x_fit = rng.normal(size=(N_FIT, D_FIT))
+    data = {"x_fit": rng.normal(size=(N_FIT, D_FIT))}
     w_true = rng.normal(size=D_FIT)
-    y_fit = x_fit @ w_true + 0.1 * rng.normal(size=N_FIT)
-    w0 = np.zeros(D_FIT)
+    data["y_fit"] = data["x_fit"] @ w_true + 0.1 * rng.normal(size=N_FIT)
+    data["w0"] = np.zeros(D_FIT)
+    data["params0"] = [{"W": rng.normal(size=(m, n)) / np.sqrt(m), "b": np.zeros(n)}
+                       for m, n in zip(SIZES, SIZES[1:])]
+    x_mlp = data["x_mlp"] = rng.normal(size=(N_MLP, SIZES[0]))
+    y_mlp = data["y_mlp"] = np.sin(x_mlp[:, :1]) + 0.5 * x_mlp[:, 1:2] * x_mlp[:, 2:3]
+    data["x_per"] = x_mlp[:B_PER_EXAMPLE].reshape(B_PER_EXAMPLE, 1, SIZES[0])
+    data["y_per"] = y_mlp[:B_PER_EXAMPLE].reshape(B_PER_EXAMPLE, 1, 1)
 
-    params0 = [{"W": rng.normal(size=(m, n)) / np.sqrt(m), "b": np.zeros(n)} for m, n in zip(SIZES, SIZES[1:])]
-    x_mlp = rng.normal(size=(N_MLP, SIZES[0]))
-    y_mlp = np.sin(x_mlp[:, :1]) + 0.5 * x_mlp[:, 1:2] * x_mlp[:, 2:3]
-    x_per = x_mlp[:B_PER_EXAMPLE].reshape(B_PER_EXAMPLE, 1, SIZES[0])
-    y_per = y_mlp[:B_PER_EXAMPLE].reshape(B_PER_EXAMPLE, 1, 1)
-
+    d = data
     fit_tp = transpyle.jit(fit, static_argnums=(3, 4))
     epoch_tp = transpyle.jit(epoch, static_argnums=3)
     per_example_tp = transpyle.vmap(transpyle.grad(mlp_loss), in_axes=(None, 0, 0))
+    calls = {
+        "mse": lambda: fit_tp(d["w0"], d["x_fit"], d["y_fit"], mse, FIT_STEPS, FIT_LR),
+        "ridge": lambda: fit_tp(d["w0"], d["x_fit"], d["y_fit"], ridge, FIT_STEPS, FIT_LR),
+        "epoch": lambda: epoch_tp(d["params0"], d["x_mlp"], d["y_mlp"], BATCH, MLP_LR),
+        "per_example": lambda: per_example_tp(d["params0"], d["x_per"], d["y_per"]),
+    }
+    return data, calls
 
+
+# Child: the warm transpyle times with OpenBLAS (which Numba's np.dot calls) on one thread. It shares
+# the parent's TRANSPYLE_CACHE_DIR, so it loads the compiled code instead of compiling it again.
+ONE_BLAS_THREAD_CHILD = """
+import sys
+sys.path.insert(0, {here!r})
+from fit import problem
+from timing import best_time
+_, calls = problem()
+for key, call in calls.items():
+    call()
+    print(key, best_time(call, repeat=5))
+"""
+
+
+def one_blas_thread_times():
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
+    code = ONE_BLAS_THREAD_CHILD.format(here=os.path.dirname(os.path.abspath(__file__)))
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600)
+    if proc.returncode != 0:
+        lines = (proc.stderr or proc.stdout).strip().splitlines() or ["(no output)"]
+        raise RuntimeError(f"child exited {proc.returncode}: {lines[-1]}")
+    return {key: float(t) for key, t in (line.split() for line in proc.stdout.strip().splitlines())}
+
+
+def main():
+    d, transpyle_calls = problem()
     try:
         jx = jax_programs()
     except Exception as exc:          # JAX is optional
         jx = None
         print(f"(JAX rows skipped: {type(exc).__name__}: {exc})")
 
-    transpyle_calls = {
-        "mse": lambda: fit_tp(w0, x_fit, y_fit, mse, FIT_STEPS, FIT_LR),
-        "ridge": lambda: fit_tp(w0, x_fit, y_fit, ridge, FIT_STEPS, FIT_LR),
-        "epoch": lambda: epoch_tp(params0, x_mlp, y_mlp, BATCH, MLP_LR),
-        "per_example": lambda: per_example_tp(params0, x_per, y_per),
-    }
     # (label, key into transpyle_calls, JAX call, what the JAX side is)
     rows = [
         (f"linreg fit, mse: {N_FIT}x{D_FIT}, {FIT_STEPS} steps", "mse",
-         lambda: jx["fit"](jw0, jx_fit, jy_fit, jx["mse"], FIT_STEPS, FIT_LR), "fori_loop"),
+         lambda: jx["fit"](j["w0"], j["x_fit"], j["y_fit"], jx["mse"], FIT_STEPS, FIT_LR), "fori_loop"),
         (f"linreg fit, ridge: {N_FIT}x{D_FIT}, {FIT_STEPS} steps", "ridge",
-         lambda: jx["fit"](jw0, jx_fit, jy_fit, jx["ridge"], FIT_STEPS, FIT_LR), "fori_loop"),
+         lambda: jx["fit"](j["w0"], j["x_fit"], j["y_fit"], jx["ridge"], FIT_STEPS, FIT_LR), "fori_loop"),
         (f"MLP epoch: N={N_MLP}, batch {BATCH}, {N_MLP // BATCH} steps", "epoch",
-         lambda: jx["epoch_fori"](jparams0, jx_mlp, jy_mlp, BATCH, MLP_LR), "fori_loop + dynamic_slice"),
+         lambda: jx["epoch_fori"](j["params0"], j["x_mlp"], j["y_mlp"], BATCH, MLP_LR), "fori_loop + dynamic_slice"),
         (f"MLP epoch: N={N_MLP}, batch {BATCH}, {N_MLP // BATCH} steps", "epoch",
-         lambda: jx["epoch_unrolled"](jparams0, jx_mlp, jy_mlp, BATCH, MLP_LR), "Python loop, unrolled"),
+         lambda: jx["epoch_unrolled"](j["params0"], j["x_mlp"], j["y_mlp"], BATCH, MLP_LR), "Python loop, unrolled"),
         (f"MLP per-example grads: B={B_PER_EXAMPLE}", "per_example",
-         lambda: jx["per_example"](jparams0, jx_per, jy_per), "jit(vmap(grad))"),
+         lambda: jx["per_example"](j["params0"], j["x_per"], j["y_per"]), "jit(vmap(grad))"),
     ]
 
     print(f"python {sys.version.split()[0]}, numpy {np.__version__}, numba {numba.__version__}, "
@@ -232,14 +265,16 @@ def main():
             measured[key] = got, compile_tp, best_time(call, repeat=5)
         except Exception as exc:
             measured[key] = exc
+    try:
+        one_thread = one_blas_thread_times()
+    except Exception as exc:
+        one_thread = {}
+        print(f"(one-BLAS-thread column skipped: {first_line(exc)})")
 
     if jx:                                    # JAX starts here, after transpyle
-        put = jx["device_put"]
-        jw0, jx_fit, jy_fit = put(w0), put(x_fit), put(y_fit)
-        jparams0, jx_mlp, jy_mlp = put(params0), put(x_mlp), put(y_mlp)
-        jx_per, jy_per = put(x_per), put(y_per)
-    head = f"{'case':42} | {'transpyle':12} | {'JAX jit':12} | {'ratio':7} | {'compile tp / jax':17} | " \
-           f"{'JAX variant':26} | agreement"
+        j = {k: jx["device_put"](v) for k, v in d.items()}
+    head = f"{'case':42} | {'transpyle':12} | {'1 BLAS thr':12} | {'JAX jit':12} | {'ratio':7} | " \
+           f"{'ratio 1 thr':11} | {'compile tp / jax':17} | {'JAX variant':26} | agreement"
     print()
     print(head)
     print("-" * len(head))
@@ -248,6 +283,7 @@ def main():
             if isinstance(measured[key], Exception):
                 raise measured[key]
             got, compile_tp, t_tp = measured[key]
+            t_one = one_thread.get(key)
             t_jax = compile_jax = None
             agree = "-"
             if jx:
@@ -258,12 +294,15 @@ def main():
             print(f"{label:42} | error: {first_line(exc)}")
             continue
         ratio = f"{t_tp / t_jax:6.2f}x" if t_jax else "   -   "
+        ratio_one = f"{t_one / t_jax:6.2f}x" if t_jax and t_one else "   -   "
+        one_col = fmt(t_one) if t_one else "      -     "
         jax_col = fmt(t_jax) if t_jax else "      -     "
         compiles = f"{compile_tp:5.1f} s / " + (f"{compile_jax:4.1f} s" if compile_jax is not None else "  -  ")
-        print(f"{label:42} | {fmt(t_tp)} | {jax_col} | {ratio} | {compiles:17} | {variant if jx else '-':26} | "
-              f"{agree}", flush=True)
+        print(f"{label:42} | {fmt(t_tp)} | {one_col} | {jax_col} | {ratio} | {ratio_one:11} | {compiles:17} | "
+              f"{variant if jx else '-':26} | {agree}", flush=True)
     print("\nratio = transpyle time / JAX time (below 1: transpyle faster). Times exclude compilation; the two "
-          "MLP epoch rows share one transpyle measurement.")
+          "MLP epoch rows share one transpyle measurement.\n1 BLAS thr = transpyle in a child process with "
+          "OPENBLAS_NUM_THREADS=1 (Numba's np.dot calls OpenBLAS; JAX does not use it).")
 
 
 if __name__ == "__main__":

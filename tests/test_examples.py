@@ -63,3 +63,15 @@ def test_random_keys():
     w, ensemble, looped = load("random_keys").main()
     np.testing.assert_allclose(w, 0.9 * np.array([1.5, -2.0, 0.0, 0.5]), atol=0.05)   # dropout's shrinkage
     np.testing.assert_array_equal(ensemble, looped)
+
+
+def test_scipy_fit_with_a_compiled_module():
+    spec = importlib.util.spec_from_file_location("scipy_fit_run", EXAMPLES / "scipy_fit" / "run.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    fit_ad, ode_ad = module.build()
+    fits = module.fit(fit_ad, units=3)
+    ours, fd = fits["jac=loss_grad (transpyle)"], fits["finite differences"]
+    assert ours.nfev < fd.nfev / 3 and ours.fun <= fd.fun * 1.01
+    odes = module.ode(ode_ad)
+    np.testing.assert_allclose(odes["jac=robertson_jacfwd"].y[:, -1], odes["finite differences"].y[:, -1], rtol=1e-6)

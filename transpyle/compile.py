@@ -20,6 +20,7 @@ import sys
 from . import __version__, api, runtime
 from .ast_utils import substitute, to_source
 from .errors import TranspileError
+from .backends.numba_backend import PRANGE_ONLY
 from .kinds import parse_kind
 
 MODES = ("primal", "grad", "value_and_grad", "vjp", "jvp", "jacfwd", "jacrev", "hessian", "vmap")
@@ -167,14 +168,15 @@ def _module_text(path, order, defs, publics, runtime_text, backend, command):
         "import numpy as np",
     ]
     if backend == "numba":
-        header += ["import numba"]
+        header += ["import numba", "", "# only the explicit numba.prange loops run on threads",
+                   f"PRANGE_ONLY = {PRANGE_ONLY!r}"]
     parts = ["\n".join(header), "",
              "# ---- run-time helpers (a copy of transpyle/runtime.py) " + "-" * 36, runtime_text, "",
              "# ---- generated functions " + "-" * 66]
     for n in order:
         text = re.sub(r"\brt\.", "", defs[n][0]).rstrip() + "\n"
         if backend == "numba":
-            parallel = ", parallel=True" if "numba.prange" in text else ""
+            parallel = ", parallel=PRANGE_ONLY" if "numba.prange" in text else ""
             text = f"@numba.njit(cache=True{parallel})\n" + text
         else:                     # a parallel loop is a loop
             text = text.replace("numba.prange(", "range(")

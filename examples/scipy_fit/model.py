@@ -1,4 +1,4 @@
-"""A model written as plain loops: a damped oscillation fitted to noisy samples, and the Robertson
+"""A model written as plain loops: a sum of tanh units fitted to noisy samples, and the Robertson
 chemical kinetics (a stiff ODE). `transpyle compile` turns them into `fit_ad.py` and `ode_ad.py`."""
 import math
 
@@ -6,13 +6,16 @@ import numpy as np
 
 
 def loss(theta, t, y):
-    """Half the squared error of a * exp(-b t) * cos(w t + phi) against the samples y."""
-    a, b, w, phi = theta[0], theta[1], theta[2], theta[3]
+    """Mean squared error of a sum of tanh units, sum_k a_k tanh(w_k t + c_k), against samples y
+    (theta holds a_k, w_k, c_k for each unit)."""
+    units = theta.shape[0] // 3
     r = 0.0
     for i in range(t.shape[0]):
-        m = a * math.exp(-b * t[i]) * math.cos(w * t[i] + phi)
+        m = 0.0
+        for k in range(units):
+            m += theta[3 * k] * math.tanh(theta[3 * k + 1] * t[i] + theta[3 * k + 2])
         r += (m - y[i]) ** 2
-    return 0.5 * r
+    return 0.5 * r / t.shape[0]
 
 
 def robertson(y, k):
