@@ -334,3 +334,22 @@ def test_registered_class_by_attribute(rng):
     r = 2 * (a.scale * x + a.shift)
     np.testing.assert_allclose(g.scale, r * x)
     assert g.shift == pytest.approx(np.sum(r))
+
+
+def inner_transforms(params, x, y):
+    value, grads = transpyle.value_and_grad(mlp_loss)(params, x, y)
+    gx = transpyle.grad(mlp_loss, argnums=1)(params, x, y)
+    (g2, aux) = transpyle.grad(with_aux, has_aux=True)({"w": params[0]["b"]}, x)
+    return value, grads, gx, g2, aux
+
+
+def test_transforms_of_pytrees_inside_jit(rng):
+    params = random_mlp(rng, [3, 3, 1])
+    x, y = rng.normal(size=(4, 3)), rng.normal(size=(4, 1))
+    value, grads, gx, g2, aux = transpyle.jit(inner_transforms, backend="numpy")(params, x, y)
+    assert value == pytest.approx(mlp_loss(params, x, y))
+    assert_tree_close(grads, transpyle.grad(mlp_loss, backend="numpy")(params, x, y))
+    np.testing.assert_allclose(gx, fd_tree(mlp_loss, (params, x, y), argnum=1), rtol=1e-5)
+    want_g2, want_aux = transpyle.grad(with_aux, has_aux=True, backend="numpy")({"w": params[0]["b"]}, x)
+    assert_tree_close(g2, want_g2)
+    assert_tree_close(aux, want_aux)

@@ -186,28 +186,27 @@ class Transformed:
         key = (treedefs, tuple((static or {}).items()))
         if key not in self._flat:
             self._flat[key] = self._flatten(treedefs)[:2]
-        flat_transform, rebuild = self._flat[key]
+        flat_transform, out_tree = self._flat[key]
         if static:
-            return rebuild(flat_transform._entry(leaves, static=static)(*leaves))
-        return rebuild(flat_transform(*leaves))
+            return flat.rebuild(out_tree, flat_transform._entry(leaves, static=static)(*leaves))
+        return flat.rebuild(out_tree, flat_transform(*leaves))
 
     def _flatten(self, treedefs):
-        """(this transform of the function with pytree arguments flattened into leaves, a function
-        rebuilding its result, the TreeDef of the result when the flat result is a tuple of its
-        leaves (what a transform of this transform needs), else None)."""
+        """(this transform of the function with pytree arguments flattened into leaves, the structure
+        of its result, and how the flat transform lays that result out: see ``flat.layout_of``)."""
         if isinstance(self.fun, Transformed):
-            source, fun_rebuild, fun_out = self.fun._flatten(treedefs)
-            if fun_out is None and self.mode not in ("primal", "vmap"):
+            source, fun_out, fun_layout = self.fun._flatten(treedefs)
+            if not flat.is_flat(fun_layout) and self.mode not in ("primal", "vmap"):
                 raise TranspileError(f"{self.mode} of {self.fun.mode} of a function of pytrees is not supported",
                                      hint="apply the transforms to a function of arrays")
         else:
             source, fun_out = flat.flat_source(self.fun, treedefs, self.has_aux)
-            fun_rebuild = (lambda out: flat.unflat(fun_out, out))
-        return self._flat_transform(source, treedefs, fun_rebuild, fun_out)
+            fun_out, fun_layout = flat.function_result(fun_out, self.has_aux)
+        return self._flat_transform(source, treedefs, fun_out, fun_layout)
 
-    def _flat_transform(self, source, treedefs, fun_rebuild, fun_out):
+    def _flat_transform(self, source, treedefs, fun_out, fun_layout):
         if self.mode == "primal":
-            return Transformed(source, "primal", backend=self.backend), fun_rebuild, fun_out
+            return Transformed(source, "primal", backend=self.backend), fun_out, fun_layout
         argnums = [n % len(treedefs) for n in self.argnums]
         positions = flat.leaf_positions(treedefs)
         flat_argnums = tuple(p for a in argnums for p in positions[a])
@@ -217,8 +216,8 @@ class Transformed:
         transform = Transformed(source, self.mode, flat_argnums, self.has_aux, self.backend, self.holomorphic)
         transform.tuple_argnums = True
         grad_tree = flat.wrt_tree(treedefs, argnums, self.tuple_argnums)
-        rebuild, out_tree = flat.derivative_result(self.mode, fun_out, grad_tree, self.has_aux)
-        return transform, rebuild, out_tree
+        out_tree, layout = flat.derivative_result(self.mode, fun_out, grad_tree, self.has_aux)
+        return transform, out_tree, layout
 
 
 def _decorator(mode):
@@ -302,8 +301,8 @@ jvp.__transpyle_jvp__ = True           # in transformed code: a call to the forw
 def _flat_function(fun, treedefs, has_aux):
     """(``fun`` with its pytree parameters flattened, its result's TreeDef)."""
     if isinstance(fun, Transformed):
-        source, _, out_tree = fun._flatten(treedefs)
-        if out_tree is None:
+        source, out_tree, layout = fun._flatten(treedefs)
+        if not flat.is_flat(layout):
             raise TranspileError(f"this transform of {fun.mode} of a function of pytrees is not supported",
                                  hint="apply the transforms to a function of arrays")
         return source, out_tree
@@ -324,8 +323,8 @@ def _jvp_pytrees(fun, primals, tangents, has_aux, backend):
     source, out_tree = _flat_function(fun, treedefs, has_aux)
     value_tree, aux_tree = _value_and_aux_trees(out_tree, has_aux)
     result = jvp(source, leaves, t_leaves, has_aux=has_aux, backend=backend)
-    rebuilt = (flat.unflat(value_tree, result[0]), flat.unflat(value_tree, result[1]))
-    return rebuilt + (flat.unflat(aux_tree, result[2]),) if has_aux else rebuilt
+    rebuilt = (flat.rebuild(value_tree, result[0]), flat.rebuild(value_tree, result[1]))
+    return rebuilt + (flat.rebuild(aux_tree, result[2]),) if has_aux else rebuilt
 
 
 def _vjp_pytrees(fun, primals, has_aux, backend):
@@ -340,8 +339,8 @@ def _vjp_pytrees(fun, primals, has_aux, backend):
         flat.check_same(value_tree, ct_tree[0], "vjp: the output and its cotangent")
         cts = flat_vjp(ct if value_tree.is_leaf else ct_leaves)
         return tuple(pytree.unflatten(td, [cts[p] for p in pos]) for td, pos in zip(treedefs, positions))
-    result = (flat.unflat(value_tree, out), vjp_fn)
-    return result + (flat.unflat(aux_tree, aux[0]),) if has_aux else result
+    result = (flat.rebuild(value_tree, out), vjp_fn)
+    return result + (flat.rebuild(aux_tree, aux[0]),) if has_aux else result
 
 
 def linearize(fun, *primals, backend=None):
@@ -409,7 +408,7 @@ class Vmapped(Transformed):
         self._check_batch(args)
         return self._entry(args)(*args)
 
-    def _flat_transform(self, source, treedefs, fun_rebuild, fun_out):
+    def _flat_transform(self, source, treedefs, fun_out, fun_layout):
         specs = self.in_axes if isinstance(self.in_axes, (tuple, list)) else (self.in_axes,) * len(treedefs)
         if len(specs) != len(treedefs):
             raise TranspileError(f"vmap in_axes has {len(specs)} entries for {len(treedefs)} arguments",
@@ -418,7 +417,7 @@ class Vmapped(Transformed):
         out_axes = self.out_axes
         if not isinstance(out_axes, int) and fun_out is not None and not fun_out.is_leaf:
             out_axes = tuple(flat.axes_for_leaves(out_axes, fun_out, "out_axes"))
-        return Vmapped(source, in_axes, out_axes, self.backend), fun_rebuild, fun_out
+        return Vmapped(source, in_axes, out_axes, self.backend), fun_out, fun_layout
 
     def _check_batch(self, args):
         from .passes.batch import normalize_in_axes
@@ -476,8 +475,7 @@ class Jitted(Transformed):
         for i in self.static:
             full.insert(i, pytree.LEAF)
         source, fun_out = flat.flat_source(self.fun, tuple(full), False)
-        return Transformed(source, "primal", backend=self.backend), \
-            (lambda out: flat.unflat(fun_out, out)), fun_out
+        return Transformed(source, "primal", backend=self.backend), fun_out, flat.layout_of(fun_out)
 
     def generated_function(self, kinds):
         if self.static:

@@ -49,11 +49,6 @@ def flatten_args(args):
     return tuple(leaves), tuple(treedefs)
 
 
-def unflat(td, out):
-    """A flat result (a leaf, or a tuple of leaves) as the pytree ``td``."""
-    return out if td.is_leaf else pytree.unflatten(td, out)
-
-
 def leaf_positions(treedefs):
     """For each argument, the positions of its leaves among the flat arguments."""
     out, start = [], 0
@@ -81,31 +76,66 @@ def wrt_tree(treedefs, argnums, tuple_argnums):
     return treedefs[argnums[0]]
 
 
+def layout_of(td):
+    """How a flat function returns a result of structure ``td``: the value itself for a leaf, else a
+    tuple of the leaves (the layout is a TreeDef of tuples)."""
+    return td if td.is_leaf else pytree.TreeDef("tuple", children=(pytree.LEAF,) * td.num_leaves)
+
+
+def is_flat(layout):
+    """Whether a result laid out as ``layout`` is one value or a tuple of values (what a transform of
+    a transform can take as its function's output)."""
+    return layout.is_leaf or layout.kind == "tuple" and all(c.is_leaf for c in layout.children)
+
+
+def _tuple(*children):
+    return pytree.TreeDef("tuple", children=tuple(children))
+
+
+def _graft(td, sub):
+    """``td`` with every leaf replaced by the structure ``sub`` (a Jacobian of a pytree output)."""
+    if td.is_leaf:
+        return sub
+    return dataclasses.replace(td, children=tuple(_graft(c, sub) for c in td.children))
+
+
+def function_result(fun_out, has_aux):
+    """(the structure, the layout) of what the flat function returns; with has_aux, a pair."""
+    if not has_aux:
+        return fun_out, layout_of(fun_out)
+    aux = fun_out.children[1] if fun_out.kind == "tuple" and len(fun_out.children) == 2 else pytree.LEAF
+    return _tuple(pytree.LEAF, aux), _tuple(pytree.LEAF, layout_of(aux))
+
+
 def derivative_result(mode, fun_out, grad_tree, has_aux):
-    """(a function from the flat result of ``mode`` to pytrees, the TreeDef of the result when it is a
-    flat tuple of leaves, else None)."""
-    aux_tree = fun_out.children[1] if has_aux and fun_out.kind == "tuple" else pytree.LEAF
-    value_tree = pytree.LEAF if has_aux else fun_out
-
-    def grads(g):
-        return pytree.unflatten(grad_tree, g)
-
-    def jac(j):
-        return grads(j) if value_tree.is_leaf else pytree.unflatten(value_tree, [grads(row) for row in j])
-
+    """(the structure, the layout) of the flat result of ``mode`` (grad, value_and_grad, jacfwd,
+    jacrev), for a function whose result has structure ``fun_out`` and a gradient of structure
+    ``grad_tree`` (with respect to every differentiated leaf, so its layout is a tuple)."""
+    structure, _ = function_result(fun_out, has_aux)
+    value_tree, aux_tree = structure.children if has_aux else (fun_out, None)
+    grads = layout_of(grad_tree) if not grad_tree.is_leaf else _tuple(pytree.LEAF)
     if mode == "grad":
+        out, layout = grad_tree, grads
+    elif mode == "value_and_grad":
         if has_aux:
-            return (lambda out: (grads(out[0]), unflat(aux_tree, out[1]))), None
-        return grads, grad_tree
-    if mode == "value_and_grad":
-        if has_aux:
-            return (lambda out: ((out[0][0], unflat(aux_tree, out[0][1])), grads(out[1]))), None
-        return (lambda out: (unflat(value_tree, out[0]), grads(out[1]))), None
-    if mode in ("jacfwd", "jacrev"):
-        if has_aux:
-            return (lambda out: (jac(out[0]), unflat(aux_tree, out[1]))), None
-        return jac, (grad_tree if value_tree.is_leaf else None)
-    raise TranspileError(f"{mode} of a function of pytrees is not supported", hint="flatten the arguments")
+            return _tuple(structure, grad_tree), _tuple(_tuple(pytree.LEAF, layout_of(aux_tree)), grads)
+        return _tuple(value_tree, grad_tree), _tuple(layout_of(value_tree), grads)
+    elif mode in ("jacfwd", "jacrev"):
+        if value_tree.is_leaf:
+            out, layout = grad_tree, grads
+        else:
+            out = _graft(value_tree, grad_tree)
+            layout = _tuple(*[grads] * value_tree.num_leaves)
+    else:
+        raise TranspileError(f"{mode} of a function of pytrees is not supported", hint="flatten the arguments")
+    if has_aux:
+        return _tuple(out, aux_tree), _tuple(layout, layout_of(aux_tree))
+    return out, layout
+
+
+def rebuild(out_tree, flat_result):
+    """The pytree of structure ``out_tree`` from a flat result (its leaves in the same order)."""
+    return pytree.unflatten(out_tree, pytree.leaves(flat_result))
 
 
 def axes_for_leaves(spec, td, what="in_axes"):

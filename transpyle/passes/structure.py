@@ -396,20 +396,21 @@ class _Flattener:
             node.args = [self.value(a, out) if isinstance(a, _Seq) else a for a in args]
             return None
         treedefs = tuple(a.treedef() if isinstance(a, Struct) else pytree.LEAF for a in args)
-        flat_transform, _, out_tree = transform._flatten(treedefs)
-        if out_tree is None:
-            raise self.error(node, f"{transform.mode} with pytree arguments inside transformed code returns a "
-                                   "nested result that cannot be unpacked here",
-                             hint="use grad (its result has the structure of the argument)")
+        flat_transform, out_tree, layout = transform._flatten(treedefs)
         fname = self.namer.fresh(f"{getattr(transform, '__name__', 'transformed')}_{transform.mode}")
         self.namespace[fname] = flat_transform
         leaves = [copy.deepcopy(leaf) for a in args for leaf in (a.leaves() if isinstance(a, Struct) else [a])]
         call = gast.copy_location(gast.Call(func=name(fname), args=leaves, keywords=[]), node)
-        if out_tree.is_leaf:
+        if layout.is_leaf:
             return call
         targets = self.leaf_names("_r", out_tree)
-        target = gast.Tuple(elts=[name(t, store=True) for t in targets], ctx=gast.Store())
-        out.append(gast.copy_location(gast.Assign(targets=[target], value=call, type_comment=None), node))
+
+        def pattern(lay, names):      # the nested tuple target the flat result unpacks into
+            if lay.is_leaf:
+                return name(next(names), store=True)
+            return gast.Tuple(elts=[pattern(c, names) for c in lay.children], ctx=gast.Store())
+        out.append(gast.copy_location(gast.Assign(targets=[pattern(layout, iter(targets))], value=call,
+                                                  type_comment=None), node))
         self.single.update(targets)
         return _from_treedef(out_tree, [name(t) for t in targets])
 
