@@ -92,6 +92,10 @@ def solve_matrix(a, b):
     return np.sum(np.sin(np.linalg.solve(a, b @ a)))
 
 
+def solve_quadratic_form(a, b):
+    return np.dot(b, np.linalg.solve(a, b))
+
+
 def inv(a):
     return np.sum(np.sin(np.linalg.inv(a)))
 
@@ -232,6 +236,7 @@ def lstsq(a, b):
 # name, function, argument makers per size, on numba
 SPECS = [
     ("solve_vector", solve_vector, lambda n: (general(n), vector(n)), True),
+    ("solve_quadratic_form", solve_quadratic_form, lambda n: (general(n), vector(n)), False),
     ("solve_matrix", solve_matrix, lambda n: (general(n), general(n)), False),
     ("inv", inv, lambda n: (general(n),), False),
     ("det", det, lambda n: (general(n),), False),
@@ -294,3 +299,84 @@ def test_reverse(fn, makers, backend, rng):
 def test_forward(fn, makers, backend, rng):
     args = _args(makers, rng)
     check_jvp(fn, args, tuple(range(len(args))), rng, backend=backend, rtol=1e-5, atol=1e-6)
+
+
+# ---- closed forms, complex inputs, batches, singular points, errors -----------------------------------
+def test_spectral_radius_of_a_rotation_scaling(rng):
+    # eigenvalues 1 +- i: rho = |lambda| = sqrt(det a), so grad rho = sqrt(det) / 2 * inv(a)^T = a / (2 sqrt 2)
+    a = np.array([[1.0, -1.0], [1.0, 1.0]])
+    got = check_grad(spectral_radius, (a,), backend="numpy")
+    np.testing.assert_allclose(got, a / (2 * np.sqrt(2.0)), rtol=1e-12)
+    _, tangent = transpyle.jvp(spectral_radius, (a,), (np.eye(2),), backend="numpy")
+    assert tangent == pytest.approx(np.sum(a / (2 * np.sqrt(2.0)) * np.eye(2)), rel=1e-12)
+
+
+def complex_matrix_function(z):
+    lam = np.linalg.eigvals(z)
+    return np.sum(np.abs(lam) ** 2) + np.abs(np.linalg.det(z)) + np.linalg.slogdet(z)[1] \
+        + np.sum(np.abs(np.linalg.solve(z, z[:, 0]))) + np.linalg.norm(z[0])
+
+
+@pytest.mark.parametrize("backend", ["numpy"])
+def test_complex_matrices_follow_the_jax_convention(backend, rng):
+    from test_complex import wirtinger_fd
+    z = diagonalizable(3)(rng) + 1j * 0.3 * rng.normal(size=(3, 3))
+    got = transpyle.grad(complex_matrix_function, backend=backend)(z)
+    np.testing.assert_allclose(got, wirtinger_fd(complex_matrix_function, z), rtol=1e-6, atol=1e-7)
+
+
+def spectral_radius_3(a):
+    return np.max(np.abs(np.linalg.eigvals(a)))
+
+
+@pytest.mark.parametrize("backend", [pytest.param("numpy"), pytest.param("numba", marks=pytest.mark.numba)])
+def test_vmap_of_grad_over_a_stack(backend, rng):
+    stack = np.stack([rotations(3)(rng) for _ in range(4)])
+    got = transpyle.vmap(transpyle.grad(spectral_radius_3), backend=backend)(stack)
+    expected = np.stack([transpyle.grad(spectral_radius_3, backend="numpy")(m) for m in stack])
+    np.testing.assert_allclose(got, expected, rtol=1e-12)
+    check_grad(spectral_radius_3, (stack[0],), backend="numpy")
+
+
+def inv_of_stack(a):
+    return np.sum(np.linalg.inv(a))
+
+
+def test_a_stack_of_matrices_is_refused_with_a_hint():
+    with pytest.raises(transpyle.TranspileError, match="vmap") as info:
+        transpyle.grad(inv_of_stack, backend="numpy")(np.ones((2, 3, 3)))
+    assert "test_linalg.py" in str(info.value)
+
+
+def uses_cond(a):
+    return np.linalg.cond(a)
+
+
+def eig_vectors(a):
+    w, v = np.linalg.eig(a)
+    return np.sum(np.abs(v))
+
+
+def test_unsupported_functions_are_errors():
+    with pytest.raises(transpyle.TranspileError, match="np.linalg.cond") as info:
+        transpyle.grad(uses_cond, backend="numpy")(np.eye(2))
+    assert "test_linalg.py" in str(info.value)
+    with pytest.raises(transpyle.TranspileError, match="rt.eig_vectors has no reverse-mode rule"):
+        transpyle.grad(eig_vectors, backend="numpy")(np.eye(2) + 0.1)
+
+
+def test_repeated_eigenvalues_give_inf_or_nan_for_vectors_only():
+    a = np.diag([1.0, 1.0, 2.0])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        g_vectors = transpyle.grad(eigh, backend="numpy")(a)
+    assert not np.all(np.isfinite(g_vectors))
+    g_values = transpyle.grad(eigvalsh, backend="numpy")(a)
+    np.testing.assert_allclose(g_values, np.diag(np.cos([1.0, 1.0, 2.0])), atol=1e-12)
+
+
+def test_singular_matrices_raise_in_the_adjoint():
+    singular = np.array([[1.0, 2.0], [2.0, 4.0]])
+    with pytest.raises(np.linalg.LinAlgError):
+        transpyle.grad(det, backend="numpy")(singular)
+    with pytest.raises(np.linalg.LinAlgError):
+        transpyle.grad(solve_vector, backend="numpy")(singular, np.ones(2))

@@ -387,6 +387,11 @@ def matrix_power(a, n):
     return out
 
 
+def identity_like(a):
+    """The identity with the shape of ``a`` (ones on the main diagonal): the cotangent of a trace."""
+    return np.eye(a.shape[0], a.shape[1])
+
+
 def _power_tangent(a, n, t):
     """d(a^n) along t for n >= 0: D_{k+1} = D_k a + a^k t."""
     d = np.zeros_like(t)
@@ -481,7 +486,7 @@ def cholesky_jvp(l, t):
 
 for _helper in (_sym, _complex, _gap_inverse, slogdet_sign, slogdet_logdet, eigh_values, eigh_vectors, eig_values,
                 eig_vectors, qr_q, qr_r, svd_u, svd_s, svd_vh, lstsq_solution, lstsq_residuals, lstsq_rank,
-                lstsq_singular_values, nuclear_norm, solve_triangular, matrix_power, _substitute, _power_tangent, matrix_power_jvp,
+                lstsq_singular_values, nuclear_norm, solve_triangular, matrix_power, identity_like, _substitute, _power_tangent, matrix_power_jvp,
                 matrix_power_vjp, norm2_direction, nuclear_direction, eigh_values_vjp, eigh_values_jvp,
                 eigh_vectors_vjp, eigh_vectors_jvp, eig_values_vjp, eig_values_jvp, cholesky_vjp, cholesky_jvp):
     register_jitable(_helper)

@@ -55,7 +55,7 @@ def _rhs_kind(k, s):
     if k["b"].ndim not in (1, 2):
         raise StaticError(f"the right-hand side must be a vector or a matrix, got rank {k['b'].ndim}; "
                           "for a stack, map over it with transpyle.vmap")
-    return float_of(promote(k["a"], k["b"]))
+    return float_of(promote(k["a"], k["b"])).with_ndim(k["b"].ndim)
 
 
 def _real_part(k, name, expr):
@@ -85,7 +85,7 @@ define("rt.slogdet_sign", [rt.slogdet_sign], "a", matrix(ndim=0))          # pie
 define("rt.slogdet_logdet", [rt.slogdet_logdet], "a", matrix(ndim=0, dtype="real"),
        {"a": "g * np.linalg.inv(a).T"},
        jvp=lambda k, s: {"a": _real_tangent(k, "a", "np.trace(np.linalg.solve(a, t))")})
-define("np.trace", [np.trace], "a", matrix(ndim=0), {"a": "g * np.eye(a.shape[0], a.shape[1])"}, jvp=LINEAR)
+define("np.trace", [np.trace], "a", matrix(ndim=0), {"a": "g * rt.identity_like(a)"}, jvp=LINEAR)
 define("np.linalg.matrix_power", [np.linalg.matrix_power, rt.matrix_power], "a, n", matrix(),
        {"a": "rt.matrix_power_vjp(a, n, g)"}, diff=("a",), jvp={"a": "rt.matrix_power_jvp(a, n, t)"},
        lower=lambda s, k, ops: template_expr("rt.matrix_power(a, n)", a=ops["a"], n=ops["n"]))
@@ -171,7 +171,7 @@ def _triangle(s):
 
 
 def _solve_triangular_vjp(k, s):
-    bb = f"rt.solve_triangular(np.ascontiguousarray(a.T), g, {not _lower_flag(s)})"
+    bb = f"rt.solve_triangular(a.T, g, {not _lower_flag(s)})"
     ba = f"-np.outer({bb}, y)" if k["b"].ndim == 1 else f"-np.dot({bb}, y.T)"
     return {"a": f"{_triangle(s)}({ba})", "b": bb}
 
@@ -240,6 +240,37 @@ define("rt.lstsq_residuals", [rt.lstsq_residuals], "a, b", lambda k, s: _lstsq_k
 define("rt.lstsq_rank", [rt.lstsq_rank], "a, b", lambda k, s: _lstsq_kind(k, s).with_dtype("int64").with_ndim(0))
 define("rt.lstsq_singular_values", [rt.lstsq_singular_values], "a, b",
        lambda k, s: _lstsq_kind(k, s).with_ndim(1), diff=("a", "b"))
+
+
+# ---- triangles (linear), and the run-time helpers the rules above call ------------------------------
+define("np.tril", [np.tril], "x, k=0", matrix("x"), {"x": "np.tril(g, k)"}, diff=("x",), jvp=LINEAR)
+define("np.triu", [np.triu], "x, k=0", matrix("x"), {"x": "np.triu(g, k)"}, diff=("x",), jvp=LINEAR)
+
+
+def _helper_kind(ndim, dtype=None):
+    """The kind of a helper's result: the promoted kind of its array operands, with ``ndim``."""
+    def kind(k, s):
+        arrays = [v for v in k.values() if getattr(v, "ndim", 0) > 0]
+        base = float_of(promote(*arrays))
+        return (base.with_dtype(dtype) if dtype else base).with_ndim(ndim)
+    return kind
+
+
+# Generated derivative code calls these; as primitives without derivative rules they can be
+# transformed again (vmap of grad), and differentiating through them is a clear error.
+for _helper, _signature, _ndim, _dtype in (
+        (rt.identity_like, "a", 2, None), (rt.matrix_power_vjp, "a, n, g", 2, None),
+        (rt.matrix_power_jvp, "a, n, t", 2, None), (rt.norm2_direction, "x, which", 2, None),
+        (rt.nuclear_direction, "x", 2, None), (rt.eigh_values_vjp, "a, g", 2, None),
+        (rt.eigh_values_jvp, "a, t", 1, None), (rt.eigh_vectors_vjp, "a, v, g", 2, None),
+        (rt.eigh_vectors_jvp, "a, v, t", 2, None), (rt.eig_values_vjp, "a, g", 2, "complex128"),
+        (rt.eig_values_jvp, "a, t", 1, "complex128"), (rt.cholesky_vjp, "l, g", 2, None),
+        (rt.cholesky_jvp, "l, t", 2, None), (rt.qr_q_vjp, "a, g", 2, None), (rt.qr_r_vjp, "a, g", 2, None),
+        (rt.qr_q_jvp, "a, t", 2, None), (rt.qr_r_jvp, "a, t", 2, None), (rt.svd_jvp, "a, t, which", 2, None),
+        (rt.svd_s_jvp, "a, t", 1, None), (rt.svd_vjp, "a, g, which", 2, None), (rt.pinv_jvp, "a, p, t", 2, None),
+        (rt.pinv_vjp, "a, p, g", 2, None)):
+    define(f"rt.{_helper.__name__}", [_helper], _signature, _helper_kind(_ndim, _dtype), diff=("a",) if
+           "a" in _signature.split(", ") else ("x",) if "x" in _signature else ("l",))
 
 
 #: library function -> the parts it is resolved to (a tuple of calls with the same arguments), and
