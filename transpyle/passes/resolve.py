@@ -18,6 +18,7 @@ from .. import rules, runtime
 from ..ast_utils import const, dotted, name, parse_expr, stored_names
 from ..context import DeferredCall
 from ..custom import CustomRule
+from ..rules.matrices import multi_output
 from ..source import FunctionSource, read_function
 
 _UNSUPPORTED_STATEMENTS = {
@@ -69,7 +70,10 @@ def _spellings():
 
 def spelling_of(obj):
     hit = _spellings().get(id(obj))
-    return hit[1] if hit and hit[0] is obj else None
+    if hit and hit[0] is obj:
+        return hit[1]
+    prim = rules.by_object(obj)       # another library's function that a run-time helper implements
+    return prim.key if prim is not None and prim.key.startswith("rt.") else None
 
 
 def _library_name(obj):
@@ -329,6 +333,9 @@ class _Resolver(gast.NodeTransformer):
             return node
         if obj is print:
             return node
+        parts = multi_output(obj)
+        if parts is not None:
+            return _multi_output_call(node, *parts)
         spelled = spelling_of(obj)
         if spelled is None and isinstance(obj, type) and issubclass(obj, np.floating):
             spelled = "float"
@@ -427,6 +434,23 @@ class _Resolver(gast.NodeTransformer):
         if func.attr == "transpose" and args:
             raise self.ctx.error(node, "transpose with axes is not supported", hint="use .T for matrices")
         return gast.Call(func=parse_expr(target), args=[func.value] + args, keywords=node.keywords)
+
+
+def _multi_output_call(node, parts, single):
+    """A call of a multi-output function (np.linalg.eigh) as the tuple of its parts' calls
+    (rules/matrices.py, MULTI_OUTPUT), or one part where a keyword selects it (svd, compute_uv=False)."""
+    keywords = node.keywords
+    if single is not None:
+        flag, value, part = single
+        chosen = [kw for kw in keywords if kw.arg == flag]
+        keywords = [kw for kw in keywords if kw.arg != flag]
+        if chosen and isinstance(chosen[0].value, gast.Constant) and chosen[0].value.value == value:
+            parts = parts[part:part + 1]
+    calls = [gast.copy_location(gast.Call(func=parse_expr(part), args=copy.deepcopy(node.args),
+                                          keywords=copy.deepcopy(keywords)), node) for part in parts]
+    if len(calls) == 1:
+        return calls[0]
+    return gast.copy_location(gast.Tuple(elts=calls, ctx=gast.Load()), node)
 
 
 AT_UPDATES = {"set": None, "add": "Add", "multiply": "Mult", "mul": "Mult", "min": "np.minimum",

@@ -1,4 +1,4 @@
-"""Reductions: sum, mean, prod, max, min (with ``axis`` and ``keepdims``) and the 2-norm.
+"""Reductions: sum, mean, prod, max, min (with ``axis`` and ``keepdims``); norms are in ``matrices``.
 
 The cotangent of a reduction is spread back over the reduced axis: ``expand(g)`` below
 re-inserts that axis (``np.expand_dims``) unless ``keepdims`` kept it, after which NumPy
@@ -11,7 +11,7 @@ import numpy as np
 from .. import runtime as rt
 from ..ast_utils import parse_expr, template_expr
 from . import LINEAR, define
-from .common import axis_of, const_value, floating, reduced
+from .common import axis_of, const_value, reduced
 
 
 def _expand(kinds, statics, what):
@@ -88,7 +88,5 @@ define("np.max", [np.max, np.amax, rt.max_axis], _SIG, reduced, _chooser_vjp, di
        jvp=_chooser_jvp)
 define("np.min", [np.min, np.amin, rt.min_axis], _SIG, reduced, _chooser_vjp, diff=("x",), lower=_lower("min_axis"),
        jvp=_chooser_jvp)
-define("np.linalg.norm", [np.linalg.norm], "x", lambda k, s: floating("x")(k, s).with_ndim(0),
-       {"x": "g * x / y"}, jvp={"x": "np.sum(x * t) / y"})
 
 __all__ = ["parse_expr"]

@@ -1,0 +1,118 @@
+"""Linear algebra gradients: transpyle against JAX.
+
+    python benchmarks/linalg.py
+
+One table from one run. Rows:
+- gradient of a Gaussian log-likelihood with respect to its covariance, through np.linalg.cholesky
+  and a triangular solve, and through np.linalg.slogdet and np.linalg.solve (n = 200);
+- per-matrix gradients of the spectral radius max |eig(A)| for a (1000, 8, 8) stack, by vmap(grad).
+Each row times transpyle (numba backend, compiled, warm) and JAX (jit(grad), jit(vmap(grad)) on the
+CPU, when JAX is installed), checks that they agree, and reports compile times separately. This is
+a script, not a test.
+"""
+import os
+import sys
+import time
+
+import numba
+import numpy as np
+import scipy.linalg
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import transpyle  # noqa: E402
+from timing import best_time, rel_err  # noqa: E402
+
+N, STACK, SIZE = 200, 1000, 8
+
+
+# ---- the programs, as a user writes them ------------------------------------------------------------
+def loglik_cholesky(cov, x):
+    low = np.linalg.cholesky(cov)
+    z = scipy.linalg.solve_triangular(low, x, lower=True)
+    half_logdet = 0.0
+    for i in range(x.shape[0]):
+        half_logdet += np.log(low[i, i])
+    return -0.5 * np.sum(z * z) - half_logdet
+
+
+def loglik_slogdet(cov, x):
+    sign, logdet = np.linalg.slogdet(cov)
+    return -0.5 * np.dot(x, np.linalg.solve(cov, x)) - 0.5 * logdet
+
+
+def spectral_radius(a):
+    return np.max(np.abs(np.linalg.eigvals(a)))
+
+
+def jax_programs():
+    import jax
+    import jax.numpy as jnp
+    import jax.scipy.linalg as jsl
+    jax.config.update("jax_enable_x64", True)
+    jax.config.update("jax_platforms", "cpu")
+
+    def chol(cov, x):
+        low = jnp.linalg.cholesky(cov)
+        z = jsl.solve_triangular(low, x, lower=True)
+        return -0.5 * jnp.sum(z * z) - jnp.sum(jnp.log(jnp.diag(low)))
+
+    def slog(cov, x):
+        return -0.5 * jnp.dot(x, jnp.linalg.solve(cov, x)) - 0.5 * jnp.linalg.slogdet(cov)[1]
+
+    def radius(a):
+        return jnp.max(jnp.abs(jnp.linalg.eigvals(a)))
+
+    return {"cholesky": jax.jit(jax.grad(chol)), "slogdet": jax.jit(jax.grad(slog)),
+            "radius": jax.jit(jax.vmap(jax.grad(radius))), "version": jax.__version__}
+
+
+def timed_first_call(fn):
+    t0 = time.perf_counter()
+    out = fn()
+    return out, time.perf_counter() - t0
+
+
+def fmt(seconds):
+    return f"{seconds * 1e3:9.3f} ms"
+
+
+def main():
+    rng = np.random.default_rng(0)
+    q, _ = np.linalg.qr(rng.normal(size=(N, N)))
+    cov = (q * rng.uniform(0.5, 2.0, N)) @ q.T
+    x = rng.normal(size=N)
+    stack = rng.normal(size=(STACK, SIZE, SIZE))
+    rows = [
+        (f"grad loglik via cholesky, n={N}", transpyle.grad(loglik_cholesky), (cov, x), "cholesky"),
+        (f"grad loglik via slogdet/solve, n={N}", transpyle.grad(loglik_slogdet), (cov, x), "slogdet"),
+        (f"vmap(grad) spectral radius, {STACK}x{SIZE}x{SIZE}", transpyle.vmap(transpyle.grad(spectral_radius)),
+         (stack,), "radius"),
+    ]
+    try:
+        jx = jax_programs()
+    except Exception as exc:         # JAX is optional
+        jx = None
+        print(f"(JAX rows skipped: {type(exc).__name__}: {exc})")
+    print(f"python {sys.version.split()[0]}, numpy {np.__version__}, numba {numba.__version__}, "
+          f"jax {jx['version'] if jx else 'absent'}, {os.cpu_count()} cores; best of 7\n")
+    head = f"{'case':42} | {'transpyle':12} | {'JAX jit':12} | {'ratio':7} | {'compile tp / jax':17} | agreement"
+    print(head)
+    print("-" * len(head))
+    for label, fn, args, key in rows:
+        got, compile_tp = timed_first_call(lambda: fn(*args))
+        t_tp = best_time(lambda: fn(*args))
+        t_jax = compile_jax = None
+        agree = "-"
+        if jx:
+            want, compile_jax = timed_first_call(lambda: np.asarray(jx[key](*args)))
+            t_jax = best_time(lambda: jx[key](*args).block_until_ready())
+            agree = f"jax {rel_err(got, want):.0e}"
+        ratio = f"{t_tp / t_jax:6.2f}x" if t_jax else "   -   "
+        jax_col = fmt(t_jax) if t_jax else "      -     "
+        compiles = f"{compile_tp:5.1f} s / " + (f"{compile_jax:4.1f} s" if compile_jax is not None else "  -  ")
+        print(f"{label:42} | {fmt(t_tp)} | {jax_col} | {ratio} | {compiles:17} | {agree}")
+    print("\nratio = transpyle time / JAX time (below 1: transpyle faster). Times exclude compilation.")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,292 @@
+"""Matrix functions and factorizations: np.linalg.solve, inv, det, slogdet, matrix_power, norm, pinv,
+lstsq, cholesky, eigh/eigvalsh, eig/eigvals, qr, svd; np.trace; triangular solves.
+
+Each adjoint is the textbook one, with solves instead of explicit inverses where the result is not
+itself an inverse (for C = solve(A, B): bB = solve(A.T, g), bA = -bB C^T). Rules that need a
+factorization call a run-time helper that recomputes it (``rt.eigh_vectors_vjp``...), so both
+backends run the same code. Complex matrices follow the convention of every rule here: adjoints
+are plain transposes (no conjugation), which gives JAX's gradients of real-valued functions.
+
+NumPy's multi-output functions are resolved to a tuple of single-output parts (``MULTI_OUTPUT``
+below): ``np.linalg.eigh(a)`` is ``(rt.eigh_values(a), rt.eigh_vectors(a))``. Unpacking and
+indexing then see ordinary primitives, and the joint adjoint, linear in the output cotangents, is
+the sum of the parts' adjoints.
+"""
+import numpy as np
+
+from .. import runtime as rt
+from ..ast_utils import template_expr
+from ..kinds import promote
+from . import LINEAR, define
+from .common import StaticError, const_value, float_of, real_of
+
+try:                                     # solve_triangular runs as rt.solve_triangular (Numba lacks scipy)
+    import scipy.linalg as _scipy_linalg
+except ImportError:                      # pragma: no cover
+    _scipy_linalg = None
+
+
+# ---- kinds -----------------------------------------------------------------------------------------
+def _matrix(k, name="a", real=False, what=None):
+    kind = k[name]
+    if kind.ndim != 2:
+        hint = "; for a stack of matrices, map over it with transpyle.vmap" if kind.ndim > 2 else ""
+        raise StaticError(f"{what or 'this function'} needs a matrix (rank 2), got rank {kind.ndim}{hint}")
+    if real and kind.is_complex:
+        raise StaticError(f"{what or 'this function'} of complex matrices has no derivative rule here; "
+                          "pass a real matrix")
+    return float_of(kind)
+
+
+def matrix(name="a", ndim=2, real=False, dtype=None):
+    """Kind rule: the operand must be a matrix; the result has ``ndim`` dimensions."""
+    def kind(k, s):
+        base = _matrix(k, name, real)
+        if dtype == "real":
+            base = real_of(base)
+        elif dtype is not None:
+            base = base.with_dtype(dtype)
+        return base.with_ndim(ndim)
+    return kind
+
+
+def _rhs_kind(k, s):
+    _matrix(k, "a")
+    if k["b"].ndim not in (1, 2):
+        raise StaticError(f"the right-hand side must be a vector or a matrix, got rank {k['b'].ndim}; "
+                          "for a stack, map over it with transpyle.vmap")
+    return float_of(promote(k["a"], k["b"])).with_ndim(k["b"].ndim)
+
+
+def _real_part(k, name, expr):
+    """``expr``, or its real part when the operand ``name`` is real and the expression may be complex."""
+    return expr if k[name].is_complex else f"np.real({expr})"
+
+
+def _real_tangent(k, name, expr):
+    """The tangent of a real output of a complex operand is the real part."""
+    return f"np.real({expr})" if k[name].is_complex else expr
+
+
+# ---- solve, inv, det, slogdet, trace, matrix_power ------------------------------------------------
+def _solve_vjp(k, s):
+    bb = "np.linalg.solve(a.T, g)"
+    return {"a": f"-np.outer({bb}, y)" if k["b"].ndim == 1 else f"-np.dot({bb}, y.T)", "b": bb}
+
+
+define("np.linalg.solve", [np.linalg.solve], "a, b", _rhs_kind, _solve_vjp,
+       jvp={"a": "-np.linalg.solve(a, np.dot(t, y))", "b": "np.linalg.solve(a, t)"})
+define("np.linalg.inv", [np.linalg.inv], "a", matrix(), {"a": "-np.dot(y.T, np.dot(g, y.T))"},
+       jvp={"a": "-np.dot(y, np.dot(t, y))"})
+# the derivative of det is det(a) inv(a)^T itself: there is no solve to substitute for this inverse
+define("np.linalg.det", [np.linalg.det], "a", matrix(ndim=0), {"a": "g * y * np.linalg.inv(a).T"},
+       jvp={"a": "y * np.trace(np.linalg.solve(a, t))"})
+define("rt.slogdet_sign", [rt.slogdet_sign], "a", matrix(ndim=0))          # piecewise constant: no derivative
+define("rt.slogdet_logdet", [rt.slogdet_logdet], "a", matrix(ndim=0, dtype="real"),
+       {"a": "g * np.linalg.inv(a).T"},
+       jvp=lambda k, s: {"a": _real_tangent(k, "a", "np.trace(np.linalg.solve(a, t))")})
+define("np.trace", [np.trace], "a", matrix(ndim=0), {"a": "g * rt.identity_like(a)"}, jvp=LINEAR)
+define("np.linalg.matrix_power", [np.linalg.matrix_power, rt.matrix_power], "a, n", matrix(),
+       {"a": "rt.matrix_power_vjp(a, n, g)"}, diff=("a",), jvp={"a": "rt.matrix_power_jvp(a, n, t)"},
+       lower=lambda s, k, ops: template_expr("rt.matrix_power(a, n)", a=ops["a"], n=ops["n"]))
+
+
+# ---- norms --------------------------------------------------------------------------------------
+def _norm_kind(k, s):
+    if const_value(s["axis"], "axis") is not None:
+        raise StaticError("norm with an axis is not supported; write it with np.sum and np.sqrt, or use vmap")
+    x = k["x"]
+    if x.ndim not in (1, 2):
+        raise StaticError(f"norm of an array of rank {x.ndim} needs axis=, which is not supported")
+    _norm_order(k, s)
+    return real_of(x).with_ndim(0)
+
+
+_VECTOR_ORDERS = "None, 1, 2, inf, -inf, 0 or any other number"
+_MATRIX_ORDERS = "None, 'fro', 'nuc', 1, -1, 2, -2, inf, -inf"
+
+
+def _norm_order(k, s):
+    order = const_value(s["ord"], "ord")
+    matrix_ok = (None, "fro", "nuc", 1, -1, 2, -2, np.inf, -np.inf)
+    if k["x"].ndim == 2 and order not in matrix_ok:
+        raise StaticError(f"ord={order!r} is not a matrix norm ({_MATRIX_ORDERS})")
+    if k["x"].ndim == 1 and not (order is None or isinstance(order, (int, float))):
+        raise StaticError(f"ord={order!r} is not a vector norm ({_VECTOR_ORDERS})")
+    return order
+
+
+def _norm_rules(k, s):
+    """(adjoint, tangent) templates for y = norm(x, ord): d y = Re(sum(D * dx)) for a direction D."""
+    order = _norm_order(k, s)
+    cplx = k["x"].is_complex
+    unit = "(np.conj(x) / np.abs(x))" if cplx else "np.sign(x)"
+    if order in (None, "fro") or (order == 2 and k["x"].ndim == 1):
+        direction = "np.conj(x) / y" if cplx else "x / y"
+    elif k["x"].ndim == 2 and order in (2, -2):
+        direction = f"rt.norm2_direction(x, {0 if order == 2 else -1})"
+    elif k["x"].ndim == 2:                 # 1/-1: column sums, inf/-inf: row sums; ties share the cotangent
+        axis = 0 if order in (1, -1) else 1
+        hit = f"(rt.sum_axis(np.abs(x), {axis}, True) == y)"
+        direction = f"{unit} * {hit} / np.sum({hit})"
+    elif order in (np.inf, -np.inf):
+        hit = "(np.abs(x) == y)"
+        direction = f"{unit} * {hit} / np.sum({hit})"
+    elif order == 0:                       # the number of nonzeros: piecewise constant
+        direction = "0.0 * np.abs(x)"
+    elif order == 1:
+        direction = unit
+    else:
+        direction = f"{unit} * (np.abs(x) / y) ** {float(order) - 1.0!r}"
+    return {"x": f"g * {direction}"}, {"x": _real_tangent(k, "x", f"np.sum({direction} * t)")}
+
+
+def _norm_lower(statics, kinds, operands):
+    """'fro' is the default matrix norm; 'nuc' becomes rt.nuclear_norm (Numba takes no string ord)."""
+    order = const_value(statics["ord"], "ord")
+    if order == "fro":
+        return template_expr("np.linalg.norm(x)", x=operands["x"])
+    if order == "nuc":
+        return template_expr("rt.nuclear_norm(x)", x=operands["x"])
+    return None
+
+
+define("np.linalg.norm", [np.linalg.norm], "x, ord=None, axis=None", _norm_kind,
+       lambda k, s: _norm_rules(k, s)[0], diff=("x",), lower=_norm_lower, jvp=lambda k, s: _norm_rules(k, s)[1])
+define("rt.nuclear_norm", [rt.nuclear_norm], "x", matrix("x", ndim=0, dtype="real"),
+       {"x": "g * rt.nuclear_direction(x)"},
+       jvp=lambda k, s: {"x": _real_tangent(k, "x", "np.sum(rt.nuclear_direction(x) * t)")})
+
+
+# ---- triangular solves and Cholesky ----------------------------------------------------------------
+def _lower_flag(s):
+    flag = const_value(s["lower"], "lower")
+    if not isinstance(flag, bool):
+        raise StaticError("lower must be True or False")
+    return flag
+
+
+def _triangle(s):
+    return "np.tril" if _lower_flag(s) else "np.triu"
+
+
+def _solve_triangular_vjp(k, s):
+    bb = f"rt.solve_triangular(a.T, g, {not _lower_flag(s)})"
+    ba = f"-np.outer({bb}, y)" if k["b"].ndim == 1 else f"-np.dot({bb}, y.T)"
+    return {"a": f"{_triangle(s)}({ba})", "b": bb}
+
+
+def _solve_triangular_jvp(k, s):
+    low = _lower_flag(s)
+    return {"a": f"-rt.solve_triangular(a, np.dot({_triangle(s)}(t), y), {low})",
+            "b": f"rt.solve_triangular(a, t, {low})"}
+
+
+_TRIANGULAR = [rt.solve_triangular] + ([_scipy_linalg.solve_triangular] if _scipy_linalg is not None else [])
+define("rt.solve_triangular", _TRIANGULAR, "a, b, lower=False", _rhs_kind, _solve_triangular_vjp,
+       diff=("a", "b"), jvp=_solve_triangular_jvp)
+define("np.linalg.cholesky", [np.linalg.cholesky], "a", matrix(real=True), {"a": "rt.cholesky_vjp(y, g)"},
+       jvp={"a": "rt.cholesky_jvp(y, t)"})
+
+
+# ---- eigenvalues and eigenvectors ------------------------------------------------------------------
+# eigh assumes a symmetric matrix and its rules are symmetrized (as JAX's); NumPy reads the lower triangle
+define("np.linalg.eigvalsh", [np.linalg.eigvalsh, rt.eigh_values], "a", matrix(ndim=1, real=True),
+       {"a": "rt.eigh_values_vjp(a, g)"}, jvp={"a": "rt.eigh_values_jvp(a, t)"})
+define("rt.eigh_vectors", [rt.eigh_vectors], "a", matrix(real=True), {"a": "rt.eigh_vectors_vjp(a, y, g)"},
+       jvp={"a": "rt.eigh_vectors_jvp(a, y, t)"})
+
+
+def _eigvals_lower(statics, kinds, operands):
+    # Numba computes complex eigenvalues only from a complex matrix: the helper converts first
+    return template_expr("rt.eig_values(a)", a=operands["a"])
+
+
+define("np.linalg.eigvals", [np.linalg.eigvals, rt.eig_values], "a", matrix(ndim=1, dtype="complex128"),
+       lambda k, s: {"a": _real_part(k, "a", "rt.eig_values_vjp(a, g)")}, lower=_eigvals_lower,
+       jvp={"a": "rt.eig_values_jvp(a, t)"})
+# eigenvectors of a general matrix: no rule (as in JAX), so differentiating through them is an error
+define("rt.eig_vectors", [rt.eig_vectors], "a", matrix(dtype="complex128"), diff=("a",))
+
+
+# ---- QR and SVD (real matrices; reduced QR of a tall or square matrix) -----------------------------
+define("rt.qr_q", [rt.qr_q], "a", matrix(real=True), {"a": "rt.qr_q_vjp(a, g)"}, jvp={"a": "rt.qr_q_jvp(a, t)"})
+define("rt.qr_r", [rt.qr_r], "a", matrix(real=True), {"a": "rt.qr_r_vjp(a, g)"}, jvp={"a": "rt.qr_r_jvp(a, t)"})
+for _k, (_part, _ndim) in enumerate(((rt.svd_u, 2), (rt.svd_s, 1), (rt.svd_vh, 2))):
+    define(f"rt.{_part.__name__}", [_part], "a, full_matrices=True", matrix(ndim=_ndim, real=True),
+           {"a": f"rt.svd_vjp(a, g, {_k})"}, diff=("a",),
+           jvp={"a": "rt.svd_s_jvp(a, t)" if _k == 1 else f"rt.svd_jvp(a, t, {_k})"})
+
+
+# ---- pseudo-inverse and least squares (derivatives at constant rank) ------------------------------
+define("np.linalg.pinv", [np.linalg.pinv], "a", matrix(real=True), {"a": "rt.pinv_vjp(a, y, g)"},
+       jvp={"a": "rt.pinv_jvp(a, y, t)"})
+
+
+def _lstsq_vjp(k, s):
+    pbar = "np.outer(g, b)" if k["b"].ndim == 1 else "np.dot(g, b.T)"
+    return {"a": f"rt.pinv_vjp(a, np.linalg.pinv(a), {pbar})", "b": "np.dot(np.linalg.pinv(a).T, g)"}
+
+
+def _lstsq_kind(k, s):
+    _matrix(k, "a", real=True)
+    return _rhs_kind(k, s)
+
+
+define("rt.lstsq_solution", [rt.lstsq_solution], "a, b", _lstsq_kind, _lstsq_vjp,
+       jvp={"a": "np.dot(rt.pinv_jvp(a, np.linalg.pinv(a), t), b)", "b": "np.dot(np.linalg.pinv(a), t)"})
+define("rt.lstsq_residuals", [rt.lstsq_residuals], "a, b", lambda k, s: _lstsq_kind(k, s).with_ndim(1),
+       diff=("a", "b"))
+define("rt.lstsq_rank", [rt.lstsq_rank], "a, b", lambda k, s: _lstsq_kind(k, s).with_dtype("int64").with_ndim(0))
+define("rt.lstsq_singular_values", [rt.lstsq_singular_values], "a, b",
+       lambda k, s: _lstsq_kind(k, s).with_ndim(1), diff=("a", "b"))
+
+
+# ---- triangles (linear), and the run-time helpers the rules above call ------------------------------
+define("np.tril", [np.tril], "x, k=0", matrix("x"), {"x": "np.tril(g, k)"}, diff=("x",), jvp=LINEAR)
+define("np.triu", [np.triu], "x, k=0", matrix("x"), {"x": "np.triu(g, k)"}, diff=("x",), jvp=LINEAR)
+
+
+def _helper_kind(ndim, dtype=None):
+    """The kind of a helper's result: the promoted kind of its array operands, with ``ndim``."""
+    def kind(k, s):
+        arrays = [v for v in k.values() if getattr(v, "ndim", 0) > 0]
+        base = float_of(promote(*arrays))
+        return (base.with_dtype(dtype) if dtype else base).with_ndim(ndim)
+    return kind
+
+
+# Generated derivative code calls these; as primitives without derivative rules they can be
+# transformed again (vmap of grad), and differentiating through them is a clear error.
+for _helper, _signature, _ndim, _dtype in (
+        (rt.identity_like, "a", 2, None), (rt.matrix_power_vjp, "a, n, g", 2, None),
+        (rt.matrix_power_jvp, "a, n, t", 2, None), (rt.norm2_direction, "x, which", 2, None),
+        (rt.nuclear_direction, "x", 2, None), (rt.eigh_values_vjp, "a, g", 2, None),
+        (rt.eigh_values_jvp, "a, t", 1, None), (rt.eigh_vectors_vjp, "a, v, g", 2, None),
+        (rt.eigh_vectors_jvp, "a, v, t", 2, None), (rt.eig_values_vjp, "a, g", 2, "complex128"),
+        (rt.eig_values_jvp, "a, t", 1, "complex128"), (rt.cholesky_vjp, "l, g", 2, None),
+        (rt.cholesky_jvp, "l, t", 2, None), (rt.qr_q_vjp, "a, g", 2, None), (rt.qr_r_vjp, "a, g", 2, None),
+        (rt.qr_q_jvp, "a, t", 2, None), (rt.qr_r_jvp, "a, t", 2, None), (rt.svd_jvp, "a, t, which", 2, None),
+        (rt.svd_s_jvp, "a, t", 1, None), (rt.svd_vjp, "a, g, which", 2, None), (rt.pinv_jvp, "a, p, t", 2, None),
+        (rt.pinv_vjp, "a, p, g", 2, None)):
+    define(f"rt.{_helper.__name__}", [_helper], _signature, _helper_kind(_ndim, _dtype), diff=("a",) if
+           "a" in _signature.split(", ") else ("x",) if "x" in _signature else ("l",))
+
+
+#: library function -> the parts it is resolved to (a tuple of calls with the same arguments), and
+#: optionally (keyword, value, part): the call with that keyword constant returns only that part
+MULTI_OUTPUT = {
+    id(np.linalg.slogdet): (np.linalg.slogdet, ("rt.slogdet_sign", "rt.slogdet_logdet"), None),
+    id(np.linalg.eigh): (np.linalg.eigh, ("rt.eigh_values", "rt.eigh_vectors"), None),
+    id(np.linalg.eig): (np.linalg.eig, ("rt.eig_values", "rt.eig_vectors"), None),
+    id(np.linalg.qr): (np.linalg.qr, ("rt.qr_q", "rt.qr_r"), None),
+    id(np.linalg.svd): (np.linalg.svd, ("rt.svd_u", "rt.svd_s", "rt.svd_vh"), ("compute_uv", False, 1)),
+    id(np.linalg.lstsq): (np.linalg.lstsq, ("rt.lstsq_solution", "rt.lstsq_residuals", "rt.lstsq_rank",
+                                            "rt.lstsq_singular_values"), None),
+}
+
+
+def multi_output(obj):
+    """(parts, single) for a multi-output library function, else None."""
+    hit = MULTI_OUTPUT.get(id(obj))
+    return hit[1:] if hit is not None and hit[0] is obj else None
