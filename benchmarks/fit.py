@@ -77,10 +77,8 @@ def mlp_loss(params, x, y):
     return np.sum(r * r) / x.shape[0]
 
 
-def epoch(params, x, y, batch, lr):
-    # mlp_loss is named here, not passed as a static argument like fit's loss: transpyle does not
-    # yet resolve a call of a static-argument function on a pytree (TranspileError)
-    g = transpyle.grad(mlp_loss)
+def epoch(params, x, y, loss, batch, lr):
+    g = transpyle.grad(loss)          # loss is static, as in fit
     n = x.shape[0]
     for start in range(0, n, batch):
         grads = g(params, x[start:start + batch], y[start:start + batch])
@@ -197,12 +195,12 @@ def problem():
 
     d = data
     fit_tp = transpyle.jit(fit, static_argnums=(3, 4))
-    epoch_tp = transpyle.jit(epoch, static_argnums=3)
+    epoch_tp = transpyle.jit(epoch, static_argnums=(3, 4))
     per_example_tp = transpyle.vmap(transpyle.grad(mlp_loss), in_axes=(None, 0, 0))
     calls = {
         "mse": lambda: fit_tp(d["w0"], d["x_fit"], d["y_fit"], mse, FIT_STEPS, FIT_LR),
         "ridge": lambda: fit_tp(d["w0"], d["x_fit"], d["y_fit"], ridge, FIT_STEPS, FIT_LR),
-        "epoch": lambda: epoch_tp(d["params0"], d["x_mlp"], d["y_mlp"], BATCH, MLP_LR),
+        "epoch": lambda: epoch_tp(d["params0"], d["x_mlp"], d["y_mlp"], mlp_loss, BATCH, MLP_LR),
         "per_example": lambda: per_example_tp(d["params0"], d["x_per"], d["y_per"]),
     }
     return data, calls

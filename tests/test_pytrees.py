@@ -353,3 +353,16 @@ def test_transforms_of_pytrees_inside_jit(rng):
     want_g2, want_aux = transpyle.grad(with_aux, has_aux=True, backend="numpy")({"w": params[0]["b"]}, x)
     assert_tree_close(g2, want_g2)
     assert_tree_close(aux, want_aux)
+
+
+def step_with_static_loss(params, x, y, loss_fn, lr):
+    grads = transpyle.grad(loss_fn)(params, x, y)
+    return tree.map(lambda p, d: p - lr * d, params, grads)
+
+
+def test_jit_with_a_static_loss_on_pytrees(rng):
+    params = random_mlp(rng, [2, 3, 1])
+    x, y = rng.normal(size=(5, 2)), rng.normal(size=(5, 1))
+    got = transpyle.jit(step_with_static_loss, static_argnums=3, backend="numpy")(params, x, y, mlp_loss, 0.1)
+    g = transpyle.grad(mlp_loss, backend="numpy")(params, x, y)
+    assert_tree_close(got, tree.map(lambda p, d: p - 0.1 * d, params, g))

@@ -185,13 +185,11 @@ class Transformed:
         leaves, treedefs = flat.flatten_args(args)
         key = (treedefs, tuple((static or {}).items()))
         if key not in self._flat:
-            self._flat[key] = self._flatten(treedefs)[:2]
+            self._flat[key] = self._flatten(treedefs, static)[:2]
         flat_transform, out_tree = self._flat[key]
-        if static:
-            return flat.rebuild(out_tree, flat_transform._entry(leaves, static=static)(*leaves))
         return flat.rebuild(out_tree, flat_transform(*leaves))
 
-    def _flatten(self, treedefs):
+    def _flatten(self, treedefs, static=None):
         """(this transform of the function with pytree arguments flattened into leaves, the structure
         of its result, and how the flat transform lays that result out: see ``flat.layout_of``)."""
         if isinstance(self.fun, Transformed):
@@ -468,13 +466,10 @@ class Jitted(Transformed):
             return self._call_flat(dynamic, static)
         return self._entry(dynamic, static=static)(*dynamic)
 
-    def _flatten(self, treedefs):
-        if not self.static:
+    def _flatten(self, treedefs, static=None):
+        if not static:
             return super()._flatten(treedefs)
-        full = list(treedefs)             # static parameters stay as they are
-        for i in self.static:
-            full.insert(i, pytree.LEAF)
-        source, fun_out = flat.flat_source(self.fun, tuple(full), False)
+        source, fun_out = flat.flat_source(self.fun, treedefs, False, static)    # statics bound, then flattened
         return Transformed(source, "primal", backend=self.backend), fun_out, flat.layout_of(fun_out)
 
     def generated_function(self, kinds):

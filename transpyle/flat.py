@@ -10,6 +10,7 @@ import dataclasses
 from . import tree as pytree
 from .errors import TranspileError
 from .passes import structure
+from .pipeline import specialize
 from .source import read_function
 
 _FLAT_SOURCES = {}       # (function, treedefs, has_aux) -> (FunctionSource, output TreeDef)
@@ -58,11 +59,16 @@ def leaf_positions(treedefs):
     return out
 
 
-def flat_source(fun, treedefs, has_aux):
-    """(the function with pytree parameters flattened, as a FunctionSource; its result's TreeDef)."""
-    key = (fun, treedefs, has_aux)
+def flat_source(fun, treedefs, has_aux, static=None):
+    """(the function with pytree parameters flattened, as a FunctionSource; its result's TreeDef).
+    ``static`` (jit) maps static parameters to their values: they are bound first, so the structure
+    pass sees a function passed statically (``grad(fn)(params)``) as that function; ``treedefs``
+    are then those of the other parameters."""
+    key = (fun, treedefs, has_aux, tuple((static or {}).items()))
     if key not in _FLAT_SOURCES:
         unit = read_function(fun)
+        if static:
+            unit = specialize(unit, static)
         params = [a.id for a in unit.tree.args.args]
         trees = {p: td for p, td in zip(params, treedefs) if not td.is_leaf}
         _FLAT_SOURCES[key] = structure.flatten_function(unit, trees, pair=has_aux)

@@ -75,7 +75,7 @@ def transform(func, mode="grad", argnums=(0,), arg_kinds=(), has_aux=False, tupl
     unit = func if isinstance(func, FunctionSource) else read_function(func)
     static = static or {}
     if static:
-        unit = _specialize(unit, static)
+        unit = specialize(unit, static)
     ctx = Context(source=unit, mode=mode, options={"tuple_argnums": tuple_argnums, "holomorphic": holomorphic})
     ctx.derivative = _derivative(mode, generated)
     tree = copy.deepcopy(unit.tree)
@@ -178,7 +178,7 @@ def _settle_custom_rules(tree, ctx, ct_kind):
     return tree
 
 
-def _specialize(unit, static):
+def specialize(unit, static):
     """``unit`` with its static parameters bound to their values: they leave the signature and are
     read like module constants (folded into the code), or, where the body reassigns them, set at
     the top of the body."""
