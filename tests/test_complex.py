@@ -118,3 +118,13 @@ def test_ordering_complex_numbers_is_an_error():
 def test_math_abs_of_real_still_follows_the_sign():
     assert transpyle.grad(lambda x: abs(x) * 2.0, backend="numpy")(-1.5) == -2.0
     assert transpyle.grad(lambda x: math.fabs(x), backend="numpy")(0.0) == 1.0
+
+
+@pytest.mark.parametrize("backend", ALL_BACKENDS)
+def test_abs_of_complex_zero_has_zero_derivative(backend):
+    def f(z):
+        return np.sum(np.abs(z))
+    z = np.array([0.0 + 0.0j, 3.0 + 4.0j])
+    np.testing.assert_allclose(transpyle.grad(f, backend=backend)(z), [0.0, 0.6 - 0.8j])
+    _, t = transpyle.jvp(f, (z,), (np.array([1.0 + 1.0j, 1.0 + 0.0j]),), backend=backend)
+    assert t == pytest.approx(0.6)

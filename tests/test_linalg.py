@@ -12,7 +12,7 @@ import pytest
 import scipy.linalg
 
 import transpyle
-from gradcheck import backend_cases, check_grad, check_jvp
+from gradcheck import ALL_BACKENDS, backend_cases, check_grad, check_jvp
 
 
 # ---- inputs ------------------------------------------------------------------------------------------
@@ -317,7 +317,7 @@ def complex_matrix_function(z):
         + np.sum(np.abs(np.linalg.solve(z, z[:, 0]))) + np.linalg.norm(z[0])
 
 
-@pytest.mark.parametrize("backend", ["numpy"])
+@pytest.mark.parametrize("backend", ALL_BACKENDS)
 def test_complex_matrices_follow_the_jax_convention(backend, rng):
     from test_complex import wirtinger_fd
     z = diagonalizable(3)(rng) + 1j * 0.3 * rng.normal(size=(3, 3))

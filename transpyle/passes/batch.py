@@ -62,6 +62,8 @@ def example_kinds(kinds, in_axes):
 
 
 def _index(arg, ndim, axis, b):
+    if axis == 0:           # x[b]: Numba keeps a C-contiguous example C-contiguous (x[b, :] it types as 'A',
+        return f"{arg}[{b}]"  # which compiles the per-example code a second time, for that layout)
     parts = [":"] * ndim
     parts[axis] = b
     return f"{arg}[{', '.join(parts)}]"

@@ -72,15 +72,16 @@ for _name, (_rule, _more) in _UNARY.items():
 
 # ---- functions that are not holomorphic on complex values ----------------------------------------
 # For a real output of complex z the adjoint follows JAX: df/dx - i df/dy; tangents are real parts.
+# At z == 0 the complex rules give 0, as JAX does (conj(z) is 0 there; the divisor is made 1).
 def _abs_vjp(k, s):
     if k["x"].is_complex:
-        return {"x": "g * np.conj(x) / y"}
+        return {"x": "g * np.conj(x) / (y + (y == 0))"}
     return {"x": "g * (2.0 * (x >= 0) - 1.0)"}        # |x|: slope +1 at x == 0, as in JAX
 
 
 def _abs_jvp(k, s):
     if k["x"].is_complex:
-        return {"x": "np.real(np.conj(x) * t) / y"}
+        return {"x": "np.real(np.conj(x) * t) / (y + (y == 0))"}
     return _abs_vjp(k, s)
 
 
