@@ -1019,22 +1019,18 @@ def solve_triangular(a, b, lower):
 
 
 def _substitute(a, b, lower):
+    # row by row: each row of x is one dot product of a row of a with the rows already solved
+    # (contiguous, BLAS-backed on both backends)
     n = a.shape[0]
     b = np.ascontiguousarray(b)
     x = np.zeros(b.shape, a.dtype) + np.zeros(b.shape, b.dtype)      # the promoted dtype, on both backends
+    a = np.ascontiguousarray(a).astype(x.dtype)
     x2 = x.reshape((n, -1))
     b2 = b.reshape((n, -1))
-    for c in range(b2.shape[1]):
-        for step in range(n):
-            i = step if lower else n - 1 - step
-            acc = x2[i, c] + b2[i, c]
-            if lower:
-                for k in range(i):
-                    acc -= a[i, k] * x2[k, c]
-            else:
-                for k in range(i + 1, n):
-                    acc -= a[i, k] * x2[k, c]
-            x2[i, c] = acc / a[i, i]
+    for step in range(n):
+        i = step if lower else n - 1 - step
+        lo, hi = (0, i) if lower else (i + 1, n)
+        x2[i] = (b2[i] - np.dot(a[i, lo:hi], x2[lo:hi])) / a[i, i]
     return x
 
 
