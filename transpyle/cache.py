@@ -30,8 +30,11 @@ def _runtime_digest():
     global _RUNTIME
     if _RUNTIME is None:
         from . import runtime
-        with open(runtime.__file__, "rb") as fh:
-            _RUNTIME = hashlib.sha256(fh.read()).hexdigest()
+        digest = hashlib.sha256()
+        for module in runtime.MODULES:
+            with open(module.__file__, "rb") as fh:
+                digest.update(fh.read())
+        _RUNTIME = digest.hexdigest()
     return _RUNTIME
 
 

@@ -4,8 +4,8 @@ Python module that imports only numpy and numba, for codes that must run without
 The module holds, for each requested function and mode, the generated function under a stable
 public name (``loss`` for the primal, ``loss_grad``, ``loss_value_and_grad``, ``loss_vjp``,
 ``loss_jvp``, ``loss_jacfwd``, ``loss_jacrev``, ``loss_hessian``, ``loss_vmap``) with the helpers
-it calls, each decorated with ``numba.njit(cache=True)``, and a copy of the run-time helpers
-(``transpyle/runtime.py``) that generated code calls. With ``backend="numpy"`` the decorators are
+it calls, each decorated with ``numba.njit(cache=True)``, and a copy of the run-time helper modules
+(``transpyle/runtime/``) that the generated code calls. With ``backend="numpy"`` the decorators are
 left out and the copied helpers are their plain NumPy versions, so the module needs only numpy.
 The text is deterministic: the header names the source file, a digest of its text and the
 command that wrote it, so ``transpyle compile --check`` can tell a stale module by regenerating.
@@ -25,7 +25,7 @@ from .kinds import parse_kind
 
 MODES = ("primal", "grad", "value_and_grad", "vjp", "jvp", "jacfwd", "jacrev", "hessian", "vmap")
 
-# names of the numba-only machinery in runtime.py: left out of the numpy backend's copy
+# names of the numba-only machinery in the runtime modules: left out of the numpy backend's copy
 _NUMBA_ONLY = {"numba", "types", "overload", "register_jitable"}
 
 
@@ -45,24 +45,38 @@ def load_source_module(path):
     return module
 
 
-def _runtime_source(backend):
-    """The text of the run-time helpers to copy: all of runtime.py, or only its NumPy part."""
-    with open(runtime.__file__) as fh:
-        text = fh.read()
-    tree = ast.parse(text)
-    body = tree.body[1:] if isinstance(tree.body[0], ast.Expr) else tree.body      # no module docstring
-    if backend == "numpy":
-        kept, dropped = [], set(_NUMBA_ONLY)
-        for stmt in body:         # a statement that mentions numba machinery goes, and so do its dependents
-            names = {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name)}
-            names |= {a.asname or a.name for a in getattr(stmt, "names", [])}
-            if isinstance(stmt, ast.ImportFrom) and (stmt.module or "").startswith("numba") or names & dropped:
-                dropped |= {getattr(stmt, "name", "")} | {t.id for s in [stmt] for t in ast.walk(s)
-                                                          if isinstance(t, ast.Name) and isinstance(t.ctx, ast.Store)}
-                continue
-            kept.append(stmt)
-        body = kept
-    return ast.unparse(ast.Module(body=body, type_ignores=[]))
+def _runtime_source(backend, generated_text):
+    """The text of the run-time helpers to copy: the runtime modules the generated code calls
+    (``core`` always), whole, or only their NumPy part for the numpy backend."""
+    called = set(re.findall(r"\brt\.(\w+)", generated_text))
+    parts = []
+    for module in runtime.MODULES:
+        public = {n for n in vars(module) if not n.startswith("_") and getattr(vars(module)[n], "__module__", None)
+                  == module.__name__}
+        if module is not runtime.core and not called & public:
+            continue
+        with open(module.__file__) as fh:
+            tree = ast.parse(fh.read())
+        body = tree.body[1:] if isinstance(tree.body[0], ast.Expr) else tree.body      # no module docstring
+        if backend == "numpy":
+            body = _numpy_part(body)
+        name = module.__name__.rsplit(".", 1)[1]
+        parts.append(f"# -- {name} (transpyle/runtime/{name}.py)\n" + ast.unparse(ast.Module(body=body, type_ignores=[])))
+    return "\n\n\n".join(parts)
+
+
+def _numpy_part(body):
+    """The statements of a runtime module that do not use Numba (and do not depend on ones that do)."""
+    kept, dropped = [], set(_NUMBA_ONLY)
+    for stmt in body:
+        names = {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name)}
+        names |= {a.asname or a.name for a in getattr(stmt, "names", [])}
+        if isinstance(stmt, ast.ImportFrom) and (stmt.module or "").startswith("numba") or names & dropped:
+            dropped |= {getattr(stmt, "name", "")} | {t.id for t in ast.walk(stmt)
+                                                      if isinstance(t, ast.Name) and isinstance(t.ctx, ast.Store)}
+            continue
+        kept.append(stmt)
+    return kept
 
 
 def _public_name(func_name, mode):
@@ -124,7 +138,7 @@ def compile_module(path, functions, modes=("grad",), argnums=0, kinds=None, in_a
                     defs[f.name] = (text, f)
                     order.append(f.name)
             publics.append((public, fname, mode))
-    runtime_text = _runtime_source(backend)
+    runtime_text = _runtime_source(backend, "\n".join(defs[n][0] for n in order))
     runtime_names = {n.id for n in ast.walk(ast.parse(runtime_text)) if isinstance(n, ast.Name)} | \
         {n.name for n in ast.parse(runtime_text).body if isinstance(n, ast.FunctionDef)}
     clash = [n for n in order if n in runtime_names]
@@ -171,7 +185,7 @@ def _module_text(path, order, defs, publics, runtime_text, backend, command):
         header += ["import numba", "", "# only the explicit numba.prange loops run on threads",
                    f"PRANGE_ONLY = {PRANGE_ONLY!r}"]
     parts = ["\n".join(header), "",
-             "# ---- run-time helpers (a copy of transpyle/runtime.py) " + "-" * 36, runtime_text, "",
+             "# ---- run-time helpers: copies of the modules in transpyle/runtime/ " + "-" * 24, runtime_text, "",
              "# ---- generated functions " + "-" * 66]
     for n in order:
         text = re.sub(r"\brt\.", "", defs[n][0]).rstrip() + "\n"

@@ -1,0 +1,345 @@
+"""Linear algebra at run time: the parts of NumPy's multi-output functions, matrix norms, triangular
+solves, and the adjoints and tangents that need a factorization."""
+import numpy as np
+
+from numba import types
+from numba.extending import register_jitable
+
+
+# ---- linear algebra --------------------------------------------------------------------------------
+# The parts of NumPy's multi-output functions (``np.linalg.eigh(a)`` is resolved to the tuple
+# ``(rt.eigh_values(a), rt.eigh_vectors(a))``), the matrix norms Numba lacks, a triangular solve, and
+# the adjoints and tangents that need a factorization (each recomputes the one it needs). Written
+# in the subset Numba compiles, so both backends run the same code. Real matrices whose eigenvalues
+# may be complex are converted to complex128 first (Numba's eig only returns complex eigenvalues
+# for complex input).
+def _sym(x):
+    return 0.5 * (x + x.T)
+
+
+def _complex(a):
+    return a.astype(np.complex128)
+
+
+def _gap_inverse(w):
+    """F[i, j] = 1 / (w[j] - w[i]) off the diagonal, 0 on it (inf where eigenvalues repeat)."""
+    n = w.shape[0]
+    eye = np.eye(n, dtype=w.dtype)
+    return 1.0 / (w.reshape((1, n)) - w.reshape((n, 1)) + eye) - eye
+
+
+def slogdet_sign(a):
+    return np.linalg.slogdet(a)[0]
+
+
+def slogdet_logdet(a):
+    return np.linalg.slogdet(a)[1]
+
+
+def eigh_values(a):
+    return np.linalg.eigh(a)[0]
+
+
+def eigh_vectors(a):
+    return np.linalg.eigh(a)[1]
+
+
+def eig_values(a):
+    return np.linalg.eigvals(_complex(a))
+
+
+def eig_vectors(a):
+    return np.linalg.eig(_complex(a))[1]
+
+
+def qr_q(a):
+    return np.linalg.qr(a)[0]
+
+
+def qr_r(a):
+    return np.linalg.qr(a)[1]
+
+
+def svd_u(a, full_matrices=True):
+    return np.linalg.svd(a, full_matrices)[0]
+
+
+def svd_s(a, full_matrices=True):
+    return np.linalg.svd(a, full_matrices)[1]
+
+
+def svd_vh(a, full_matrices=True):
+    return np.linalg.svd(a, full_matrices)[2]
+
+
+def lstsq_solution(a, b):
+    return np.linalg.lstsq(a, b)[0]
+
+
+def lstsq_residuals(a, b):
+    return np.linalg.lstsq(a, b)[1]
+
+
+def lstsq_rank(a, b):
+    return np.linalg.lstsq(a, b)[2]
+
+
+def lstsq_singular_values(a, b):
+    return np.linalg.lstsq(a, b)[3]
+
+
+def nuclear_norm(x):
+    return np.sum(np.linalg.svd(x, False)[1])
+
+
+def solve_triangular(a, b, lower):
+    """x with a @ x = b for a triangular ``a`` (only its ``lower`` or upper triangle is read); ``b`` a
+    vector or a matrix. Substitution loops: scipy.linalg.solve_triangular does not compile in Numba."""
+    return _substitute(a, b, lower)
+
+
+def _substitute(a, b, lower):
+    # row by row: each row of x is one dot product of a row of a with the rows already solved
+    # (contiguous, BLAS-backed on both backends)
+    n = a.shape[0]
+    b = np.ascontiguousarray(b)
+    x = np.zeros(b.shape, a.dtype) + np.zeros(b.shape, b.dtype)      # the promoted dtype, on both backends
+    a = np.ascontiguousarray(a).astype(x.dtype)
+    x2 = x.reshape((n, -1))
+    b2 = b.reshape((n, -1))
+    for step in range(n):
+        i = step if lower else n - 1 - step
+        lo, hi = (0, i) if lower else (i + 1, n)
+        x2[i] = (b2[i] - np.dot(a[i, lo:hi], x2[lo:hi])) / a[i, i]
+    return x
+
+
+# -- adjoints (``_vjp``: cotangent g of the output -> contribution to the operand) and tangents
+def matrix_power(a, n):
+    """a^n by repeated squaring (inverse first for n < 0); Numba's matrix_power types its result as
+    optional, which the arithmetic on it then refuses."""
+    base = np.linalg.inv(a) if n < 0 else np.ascontiguousarray(a) + 0.0 * a[0, 0]
+    m = -n if n < 0 else n
+    out = np.eye(a.shape[0], dtype=base.dtype)
+    while m > 0:
+        if m % 2 == 1:
+            out = np.dot(out, base)
+        base = np.dot(base, base)
+        m //= 2
+    return out
+
+
+def identity_like(a):
+    """The identity with the shape of ``a`` (ones on the main diagonal): the cotangent of a trace."""
+    return np.eye(a.shape[0], a.shape[1])
+
+
+def _power_tangent(a, n, t):
+    """d(a^n) along t for n >= 0: D_{k+1} = D_k a + a^k t."""
+    d = np.zeros_like(t)
+    p = np.eye(a.shape[0], dtype=a.dtype)
+    for k in range(n):
+        d = np.dot(d, a) + np.dot(p, t)
+        p = np.dot(p, a)
+    return d
+
+
+def matrix_power_jvp(a, n, t):
+    if n >= 0:
+        return _power_tangent(a, n, t)
+    p = np.linalg.inv(a)
+    return _power_tangent(p, -n, -np.dot(np.dot(p, t), p))
+
+
+def matrix_power_vjp(a, n, g):
+    # the transpose of the tangent map: the same sum with a.T and g
+    if n >= 0:
+        return _power_tangent(np.ascontiguousarray(a.T), n, g)
+    p = np.ascontiguousarray(np.linalg.inv(a).T)
+    return -np.dot(np.dot(p, _power_tangent(p, -n, g)), p)
+
+
+def norm2_direction(x, which):
+    """d(sigma)/dx for the largest (which=0) or smallest (which=-1) singular value of x: the conjugate
+    of u v^T, so that d sigma = Re(sum(direction * dx))."""
+    u, s, vh = np.linalg.svd(x, False)
+    k = which % s.shape[0]
+    return np.conj(np.outer(u[:, k], vh[k, :]))
+
+
+def nuclear_direction(x):
+    u, s, vh = np.linalg.svd(x, False)
+    return np.conj(np.dot(u, vh))
+
+
+def eigh_values_vjp(a, g):
+    v = np.linalg.eigh(a)[1]
+    return np.dot(v * g.reshape((1, g.shape[0])), v.T)
+
+
+def eigh_values_jvp(a, t):
+    v = np.linalg.eigh(a)[1]
+    return np.diag(np.dot(v.T, np.dot(_sym(t), v)))
+
+
+def eigh_vectors_vjp(a, v, g):
+    w = np.linalg.eigh(a)[0]
+    return _sym(np.dot(v, np.dot(_gap_inverse(w) * np.dot(v.T, g), v.T)))
+
+
+def eigh_vectors_jvp(a, v, t):
+    w = np.linalg.eigh(a)[0]
+    return np.dot(v, _gap_inverse(w) * np.dot(v.T, np.dot(_sym(t), v)))
+
+
+def eig_values_vjp(a, g):
+    # dl = diag(V^-1 da V), so abar = V^-T diag(g) V^T (a real matrix takes the real part)
+    v = np.linalg.eig(_complex(a))[1]
+    vt = np.ascontiguousarray(v.T)
+    return np.linalg.solve(vt, g.reshape((g.shape[0], 1)) * vt)
+
+
+def eig_values_jvp(a, t):
+    v = np.linalg.eig(_complex(a))[1]
+    return np.diag(np.dot(np.linalg.solve(v, _complex(t)), v))
+
+
+def cholesky_vjp(l, g):
+    """Murray's adjoint, symmetrized: abar = sym(L^-T Phi(L^T g) L^-1), Phi = lower triangle with the
+    diagonal halved; the two inverses are triangular solves."""
+    p = np.tril(np.dot(l.T, g))
+    for i in range(p.shape[0]):
+        p[i, i] *= 0.5
+    lt = np.ascontiguousarray(l.T)
+    s = _substitute(lt, p, False)                                     # L^-T P
+    s = _substitute(lt, np.ascontiguousarray(s.T), False).T           # (L^-T (L^-T P)^T)^T = L^-T P L^-1
+    return _sym(s)
+
+
+def cholesky_jvp(l, t):
+    # dL = L Phi(L^-1 sym(t) L^-T)
+    x = _substitute(l, _sym(t), True)
+    x = _substitute(l, np.ascontiguousarray(x.T), True)
+    p = np.tril(x)
+    for i in range(p.shape[0]):
+        p[i, i] *= 0.5
+    return np.dot(l, p)
+
+
+for _helper in (_sym, _complex, _gap_inverse, slogdet_sign, slogdet_logdet, eigh_values, eigh_vectors, eig_values,
+                eig_vectors, qr_q, qr_r, svd_u, svd_s, svd_vh, lstsq_solution, lstsq_residuals, lstsq_rank,
+                lstsq_singular_values, nuclear_norm, solve_triangular, matrix_power, identity_like, _substitute, _power_tangent, matrix_power_jvp,
+                matrix_power_vjp, norm2_direction, nuclear_direction, eigh_values_vjp, eigh_values_jvp,
+                eigh_vectors_vjp, eigh_vectors_jvp, eig_values_vjp, eig_values_jvp, cholesky_vjp, cholesky_jvp):
+    register_jitable(_helper)
+
+
+def qr_q_vjp(a, g):
+    q, r = np.linalg.qr(a)
+    return _qr_vjp(q, r, g, np.zeros_like(r))
+
+
+def qr_r_vjp(a, g):
+    q, r = np.linalg.qr(a)
+    return _qr_vjp(q, r, np.zeros_like(q), g)
+
+
+def _qr_vjp(q, r, gq, gr):
+    # abar = (gq + Q copyltu(M)) R^-T with M = R gr^T - gq^T Q (reduced QR, m >= n)
+    m = np.dot(r, gr.T) - np.dot(gq.T, q)
+    b = gq + np.dot(q, np.tril(m) + np.tril(m, -1).T)
+    return _substitute(r, np.ascontiguousarray(b.T), False).T
+
+
+def _qr_tangent(a, t):
+    q, r = np.linalg.qr(a)
+    x = _substitute(np.ascontiguousarray(r.T), np.ascontiguousarray(t.T), True).T     # t R^-1
+    c = np.dot(q.T, x)
+    low = np.tril(c, -1)
+    omega = low - low.T
+    return q, r, x, c, omega
+
+
+def qr_q_jvp(a, t):
+    q, r, x, c, omega = _qr_tangent(a, t)
+    return x - np.dot(q, c - omega)
+
+
+def qr_r_jvp(a, t):
+    q, r, x, c, omega = _qr_tangent(a, t)
+    return np.dot(c - omega, r)
+
+
+def _svd_parts(a):
+    u, s, vh = np.linalg.svd(a, False)
+    return u, s, vh, _gap_inverse(s * s)
+
+
+def svd_jvp(a, t, which):
+    """Tangent of part ``which`` (0 u, 2 vh; s is ``svd_s_jvp``) of the reduced SVD (JAX's rule)."""
+    u, s, vh, f = _svd_parts(a)
+    v = np.ascontiguousarray(vh.T)
+    ds = np.dot(u.T, np.dot(t, v))
+    k = s.shape[0]
+    srow = s.reshape((1, k))
+    if which == 0:
+        dss = ds * srow
+        du = np.dot(u, f * (dss + dss.T))
+        if a.shape[0] > k:
+            dav = np.dot(t, v)
+            du = du + (dav - np.dot(u, np.dot(u.T, dav))) / srow
+        return du
+    sds = srow.T * ds
+    dv = np.dot(v, f * (sds + sds.T))
+    if a.shape[1] > k:
+        dau = np.dot(t.T, u)
+        dv = dv + (dau - np.dot(v, np.dot(vh, dau))) / srow
+    return np.ascontiguousarray(dv.T)
+
+
+def svd_s_jvp(a, t):
+    u, s, vh = np.linalg.svd(a, False)
+    return np.diag(np.dot(u.T, np.dot(t, vh.T))).copy()
+
+
+def svd_vjp(a, g, which):
+    """Adjoint of part ``which`` of the reduced SVD: the transpose of ``svd_jvp`` (Townsend's formula)."""
+    u, s, vh, f = _svd_parts(a)
+    v = np.ascontiguousarray(vh.T)
+    k = s.shape[0]
+    srow = s.reshape((1, k))
+    if which == 1:
+        return np.dot(u * g.reshape((1, k)), vh)
+    if which == 0:
+        j = f * np.dot(u.T, g)
+        inner = (j + j.T) * srow
+        out = np.dot(u, np.dot(inner, vh))
+        if a.shape[0] > k:
+            proj = g - np.dot(u, np.dot(u.T, g))
+            out = out + np.dot(proj / srow, vh)
+        return out
+    gv = np.ascontiguousarray(g.T)
+    j = f * np.dot(v.T, gv)
+    inner = srow.T * (j + j.T)
+    out = np.dot(u, np.dot(inner, vh))
+    if a.shape[1] > k:
+        proj = gv - np.dot(v, np.dot(vh, gv))
+        out = out + np.dot(u / srow, proj.T)
+    return out
+
+
+def pinv_jvp(a, p, t):
+    m, n = a.shape
+    return (-np.dot(p, np.dot(t, p)) + np.dot(np.dot(p, p.T), np.dot(t.T, np.eye(m) - np.dot(a, p)))
+            + np.dot(np.eye(n) - np.dot(p, a), np.dot(t.T, np.dot(p.T, p))))
+
+
+def pinv_vjp(a, p, g):
+    m, n = a.shape
+    return (-np.dot(p.T, np.dot(g, p.T)) + np.dot(np.eye(m) - np.dot(a, p), np.dot(g.T, np.dot(p, p.T)))
+            + np.dot(np.dot(p.T, p), np.dot(g.T, np.eye(n) - np.dot(p, a))))
+
+
+for _helper in (qr_q_vjp, qr_r_vjp, _qr_vjp, _qr_tangent, qr_q_jvp, qr_r_jvp, _svd_parts, svd_jvp, svd_s_jvp, svd_vjp,
+                pinv_jvp, pinv_vjp):
+    register_jitable(_helper)
