@@ -49,10 +49,6 @@ def _signature(fun):
         return None
 
 
-def _prepare_arg(a):
-    return a
-
-
 _FAST_TYPES = (np.ndarray, float, int, bool, np.float64, np.float32, np.int64, np.complex128, complex)
 
 
@@ -170,7 +166,7 @@ class Transformed:
                 pass
             else:
                 return entry(*args)
-        args = tuple(_prepare_arg(a) for a in _bind(self.fun, self.signature, args, kwargs))
+        args = tuple(_bind(self.fun, self.signature, args, kwargs))
         if flat.needs_flattening(self.fun, args):
             return self._call_flat(args)
         entry = self._entry(args)
@@ -279,7 +275,7 @@ def jvp(fun, primals, tangents, has_aux=False, backend=None):
     if flat.has_pytree(primals):
         return _jvp_pytrees(fun, tuple(primals), tangents, has_aux, backend)
     given = len(primals)
-    primals = tuple(_prepare_arg(p) for p in _bind(fun, _signature(fun), tuple(primals), {}))   # defaults
+    primals = tuple(_bind(fun, _signature(fun), tuple(primals), {}))   # defaults
     wrt = tuple(i for i, p in enumerate(primals[:given]) if _kinds((p,))[0].is_float)
     if not wrt:
         raise TranspileError("jvp needs at least one float argument to differentiate",
@@ -344,7 +340,7 @@ def _vjp_pytrees(fun, primals, has_aux, backend):
 def linearize(fun, *primals, backend=None):
     """``(f(*primals), f_jvp)`` where ``f_jvp(*tangents)`` is the jvp at ``primals``. Each call of
     ``f_jvp`` runs the compiled forward sweep again (the primal is recomputed, nothing is stored)."""
-    primals = tuple(_prepare_arg(p) for p in primals)
+    primals = tuple(primals)
     out = _transformed(fun, "primal", 0, False, backend)(*primals)
 
     def f_jvp(*tangents):
@@ -357,7 +353,7 @@ def vjp(fun, *primals, has_aux=False, backend=None):
     with ``has_aux``). The primal is recomputed inside each ``vjp_fn`` call."""
     if flat.has_pytree(primals):
         return _vjp_pytrees(fun, primals, has_aux, backend)
-    primals = tuple(_prepare_arg(p) for p in primals)
+    primals = tuple(primals)
     primal = _transformed(fun, "primal", 0, False, backend)
     out = primal(*primals)
     aux = None
@@ -400,7 +396,7 @@ class Vmapped(Transformed):
         self.transform_options = {"in_axes": in_axes, "out_axes": out_axes}
 
     def __call__(self, *args, **kwargs):
-        args = tuple(_prepare_arg(a) for a in _bind(self.fun, self.signature, args, kwargs))
+        args = tuple(_bind(self.fun, self.signature, args, kwargs))
         if flat.needs_flattening(self.fun, args):
             return self._call_flat(args)
         self._check_batch(args)
@@ -461,7 +457,7 @@ class Jitted(Transformed):
                                      hint="static arguments must be hashable (use a tuple instead of a list "
                                           "or array), or make the argument non-static") from None
             static[self.params[i]] = value
-        dynamic = tuple(_prepare_arg(a) for i, a in enumerate(args) if i not in self.static)
+        dynamic = tuple(a for i, a in enumerate(args) if i not in self.static)
         if flat.needs_flattening(self.fun, dynamic):
             return self._call_flat(dynamic, static)
         return self._entry(dynamic, static=static)(*dynamic)
@@ -521,7 +517,7 @@ def _specialization(fun, mode, argnums, args, kinds, has_aux, holomorphic):
         nums = tuple(p for n in nums for p in positions[n % len(treedefs)])
         fun, tuple_argnums = _flat_function(fun, treedefs, has_aux)[0], True
     if args is not None:
-        arg_kinds = _kinds(tuple(_prepare_arg(a) for a in args))
+        arg_kinds = _kinds(tuple(args))
     elif kinds is not None:
         arg_kinds = tuple(parse_kind(k) if isinstance(k, str) else k for k in kinds)
     else:

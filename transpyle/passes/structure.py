@@ -66,8 +66,8 @@ def _describe(s):
 
 
 def _ident(key):
-    text = re.sub(r"\W", "_", str(key))
-    return text if text and not text[0].isdigit() else f"{text}"
+    """A key as part of a variable name (``params_0_W``)."""
+    return re.sub(r"\W", "_", str(key))
 
 
 def _is_user_function(obj):
