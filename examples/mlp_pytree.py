@@ -55,10 +55,10 @@ def synthetic(rng, n):
     return x, y
 
 
-def main(epochs=30, plot=True):
+def main(epochs=30, plot=True, sizes=(2, 32, 32, 1)):
     rng = np.random.default_rng(0)
     x, y = synthetic(rng, 2048)
-    params = init_params(rng, [2, 32, 32, 1])
+    params = init_params(rng, list(sizes))
     train = transpyle.jit(epoch, static_argnums=3)
     history = [loss(params, x, y)]
     for _ in range(epochs):

@@ -54,7 +54,7 @@ def test_selu_mlp():
 
 
 def test_mlp_pytree():
-    history, per_example, params = load("mlp_pytree").main(epochs=3, plot=False)
+    history, per_example, params = load("mlp_pytree").main(epochs=3, plot=False, sizes=(2, 16, 1))
     assert history[-1] < 0.5 * history[0]
     assert [p["W"].shape for p in per_example] == [(256,) + p["W"].shape for p in params]
 
