@@ -10,7 +10,7 @@ structure (``params['W']`` becomes a leaf variable) and rebuild pytree results.
 import dataclasses
 
 __all__ = ["TreeDef", "flatten", "unflatten", "leaves", "structure", "map", "register_pytree_node",
-           "register_dataclass", "is_pytree", "all_leaves"]
+           "register_dataclass", "is_pytree"]
 
 _REGISTRY = {}      # class -> (flatten: obj -> (children, aux), unflatten: (aux, children) -> obj)
 
@@ -184,11 +184,6 @@ def unflatten(treedef, leaves):
 def leaves(tree, is_leaf=None):
     """The leaves of ``tree``, in flatten's order."""
     return flatten(tree, is_leaf)[0]
-
-
-def all_leaves(iterable):
-    """Whether every element of ``iterable`` is a leaf."""
-    return all(not is_pytree(x) for x in iterable)
 
 
 def structure(tree, is_leaf=None):
