@@ -103,3 +103,11 @@ def test_demo_fits_and_checks_its_gradient(tmp_path):
     rows = [line.split() for line in out.splitlines() if line.strip()[:1].isdigit() and len(line.split()) == 3]
     losses = [float(r[1]) for r in rows]
     assert len(losses) >= 3 and losses[-1] < losses[0] - 0.1   # gradient descent made progress
+
+
+def test_show_with_pytree_kinds(tmp_path):
+    (tmp_path / "net.py").write_text("import numpy as np\n\n\ndef loss(params, x):\n"
+                                     "    return np.sum((x @ params['W'] + params['b']) ** 2)\n")
+    result = show(["net.py:loss", "--kinds", "{'W': 'f8[:, :]', 'b': 'f8[:]'}, f8[:, :]"], tmp_path)
+    assert_prints_source(result)
+    assert "def loss_grad(params_W, params_b, x):" in result.stdout

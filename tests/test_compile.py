@@ -160,3 +160,26 @@ def test_module_text_lists_its_functions(model):
     assert "loss_grad                    grad of loss" in text
     assert "def loss_jacrev(w, x, y):" in text and "def loss_grad(w, x, y):" in text
     compile(text, "model_ad.py", "exec")
+
+
+def test_pytree_arguments_become_their_leaves(tmp_path):
+    (tmp_path / "net.py").write_text(textwrap.dedent('''\
+        import numpy as np
+
+
+        def loss(params, x):
+            return np.sum((x @ params["W"] + params["b"]) ** 2)
+        '''))
+    kinds = [{"W": "f8[:, :]", "b": "f8[:]"}, "f8[:, :]"]
+    text = transpyle.compile_module(tmp_path / "net.py", ["loss"], modes=["grad", "vmap"], kinds=kinds,
+                                    in_axes=(None, 0), backend="numpy")
+    assert "def loss_grad(params_W, params_b, x):" in text
+    ns = {}
+    exec(compile(text, "net_ad.py", "exec"), ns)
+    rng = np.random.default_rng(1)
+    params, x = {"W": rng.normal(size=(3, 2)), "b": rng.normal(size=2)}, rng.normal(size=(4, 3))
+    g = transpyle.grad(load_source_module(tmp_path / "net.py").loss, backend="numpy")(params, x)
+    got = ns["loss_grad"](params["W"], params["b"], x)
+    np.testing.assert_allclose(got[0], g["W"])
+    np.testing.assert_allclose(got[1], g["b"])
+    assert ns["loss_vmap"](params["W"], params["b"], np.stack([x, x])).shape == (2,)

@@ -403,11 +403,7 @@ class Vmapped(Transformed):
         return self._entry(args)(*args)
 
     def _flat_transform(self, source, treedefs, fun_out, fun_layout):
-        specs = self.in_axes if isinstance(self.in_axes, (tuple, list)) else (self.in_axes,) * len(treedefs)
-        if len(specs) != len(treedefs):
-            raise TranspileError(f"vmap in_axes has {len(specs)} entries for {len(treedefs)} arguments",
-                                 hint="give one entry per argument")
-        in_axes = tuple(ax for spec, td in zip(specs, treedefs) for ax in flat.axes_for_leaves(spec, td))
+        in_axes = flat.leaf_in_axes(self.in_axes, treedefs)
         out_axes = self.out_axes
         if not isinstance(out_axes, int) and fun_out is not None and not fun_out.is_leaf:
             out_axes = tuple(flat.axes_for_leaves(out_axes, fun_out, "out_axes"))
@@ -509,17 +505,21 @@ hessian.__transpyle_transform__ = True
 
 def _specialization(fun, mode, argnums, args, kinds, has_aux, holomorphic):
     """What show and compile_module give the pipeline: (function, mode, argnums, argument kinds,
-    tuple_argnums), from example ``args``, ``kinds`` strings, or kinds guessed from the source."""
+    tuple_argnums, the arguments' TreeDefs when some are pytrees), from example ``args``, ``kinds`` strings (or pytrees of them, for pytree arguments),
+    or kinds guessed from the source."""
     nums, tuple_argnums = _normalize_argnums(fun, argnums)
+    if args is None and kinds is not None and flat.has_pytree(kinds):   # pytrees of kind strings:
+        args, kinds = kinds, flat.flatten_args(kinds)[0]                # their structure, their leaves
+    treedefs = None
     if args is not None and flat.has_pytree(args):      # the flat function, on the leaves
         args, treedefs = flat.flatten_args(args)
         positions = flat.leaf_positions(treedefs)
         nums = tuple(p for n in nums for p in positions[n % len(treedefs)])
         fun, tuple_argnums = _flat_function(fun, treedefs, has_aux)[0], True
-    if args is not None:
-        arg_kinds = _kinds(tuple(args))
-    elif kinds is not None:
+    if kinds is not None:
         arg_kinds = tuple(parse_kind(k) if isinstance(k, str) else k for k in kinds)
+    elif args is not None:
+        arg_kinds = _kinds(tuple(args))
     else:
         from .guess import guess_kinds
         arg_kinds = guess_kinds(fun)
@@ -530,14 +530,16 @@ def _specialization(fun, mode, argnums, args, kinds, has_aux, holomorphic):
         nums = tuple(range(len(arg_kinds)))
     elif mode == "jvp":           # as jvp() does: every float argument gets a tangent
         nums = tuple(i for i, k in enumerate(arg_kinds) if getattr(k, "is_float", False))
-    return fun, mode, nums, arg_kinds, tuple_argnums
+    return fun, mode, nums, arg_kinds, tuple_argnums, treedefs
 
 
 def generate(fun, mode="grad", argnums=0, args=None, kinds=None, has_aux=False, holomorphic=False, in_axes=0,
              out_axes=0, after=None):
     """(name, gast FunctionDef, Context) of the generated function; see :func:`show`."""
-    fun, mode, nums, arg_kinds, tuple_argnums = _specialization(fun, mode, argnums, args, kinds, has_aux,
-                                                                 holomorphic)
+    fun, mode, nums, arg_kinds, tuple_argnums, treedefs = _specialization(fun, mode, argnums, args, kinds, has_aux,
+                                                                           holomorphic)
+    if treedefs is not None and mode == "vmap":
+        in_axes = flat.leaf_in_axes(in_axes, treedefs)
     return pipeline.transform(fun, mode, nums, arg_kinds, has_aux, tuple_argnums, after=after,
                               holomorphic=holomorphic, in_axes=in_axes, out_axes=out_axes)
 

@@ -1,6 +1,7 @@
 """The ``transpyle`` command: ``show`` prints generated code, ``compile`` writes it out as a module
 that runs without transpyle, ``demo`` runs the built-in demo."""
 import argparse
+import ast
 import importlib
 import importlib.util
 import os
@@ -50,7 +51,8 @@ def main(argv=None):
     show.add_argument("--mode", default="grad", choices=["primal", "grad", "value_and_grad", "vjp", "jvp", "jacfwd", "jacrev", "hessian", "vmap"])
     show.add_argument("--argnums", default="0", help="argument positions to differentiate, e.g. 0 or 0,2")
     show.add_argument("--kinds", default=None,
-                      help="argument kinds, e.g. 'f8[:],f8[:,:],f8' (default: guessed from how they are used)")
+                      help="argument kinds, e.g. 'f8[:],f8[:,:],f8' (default: guessed from how they are used); "
+                           "a pytree argument as a literal of kinds, e.g. \"{'W': 'f8[:, :]', 'b': 'f8[:]'}\"")
     show.add_argument("--after", default=None, help="print the function after this pass instead")
     show.add_argument("--in-axes", default="0", help="for --mode vmap: one axis or None per argument, e.g. 0,None")
     comp = sub.add_parser("compile", help="write generated functions into a module that runs without transpyle")
@@ -131,12 +133,13 @@ def _in_axes(text):
 
 
 def _split_kinds(text):
-    """Split 'f8[:, :],f8' at the commas outside brackets."""
+    """Split 'f8[:, :],f8' at the commas outside brackets; a part written as a Python literal of
+    kind strings (``[{'W': 'f8[:, :]', 'b': 'f8[:]'}]``) is the kinds of a pytree argument."""
     parts, depth, cur = [], 0, ""
     for ch in text:
-        if ch == "[":
+        if ch in "[{(":
             depth += 1
-        elif ch == "]":
+        elif ch in "]})":
             depth -= 1
         if ch == "," and depth == 0:
             parts.append(cur)
@@ -144,7 +147,8 @@ def _split_kinds(text):
         else:
             cur += ch
     parts.append(cur)
-    return [p.strip() for p in parts if p.strip()]
+    parts = [p.strip() for p in parts if p.strip()]
+    return [ast.literal_eval(p) if p[0] in "[{(" else p for p in parts]
 
 
 if __name__ == "__main__":

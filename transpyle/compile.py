@@ -18,6 +18,7 @@ import re
 import sys
 
 from . import __version__, api, runtime
+from . import tree as pytree
 from .ast_utils import substitute, to_source
 from .errors import TranspileError
 from .backends.numba_backend import PRANGE_ONLY
@@ -93,8 +94,9 @@ def compile_module(path, functions, modes=("grad",), argnums=0, kinds=None, in_a
     """The text of a module holding ``modes`` of each function in ``functions`` (names in the
     file ``path``). ``kinds`` maps a function name to its argument kinds (strings like ``'f8[:]'``),
     or is one list for every function (the kinds of one call: ``vmap`` adds the batch axis);
-    kinds not given are guessed from the source, as ``transpyle show`` does. ``in_axes`` (for
-    ``vmap``) is one value for every function or a dict by function name."""
+    kinds not given are guessed from the source, as ``transpyle show`` does; a pytree argument's
+    kinds are a pytree of kind strings, and the compiled function takes its leaves in order.
+    ``in_axes`` (for ``vmap``) is one value for every function or a dict by function name."""
     if backend not in ("numba", "numpy"):
         raise TranspileError(f"unknown backend '{backend}'", hint="numba or numpy")
     module = load_source_module(path)
@@ -151,9 +153,11 @@ def compile_module(path, functions, modes=("grad",), argnums=0, kinds=None, in_a
 def _batched(kinds, in_axes):
     """The kinds of a batched call: one more dimension on each argument with an axis (kinds given
     are those of one call of the function, the same for every mode)."""
-    kinds = [parse_kind(k) if isinstance(k, str) else k for k in kinds]
+    def add_axis(k):
+        k = parse_kind(k) if isinstance(k, str) else k
+        return k.with_ndim(k.ndim + 1)
     axes = in_axes if isinstance(in_axes, (tuple, list)) else (in_axes,) * len(kinds)
-    return [k if ax is None else k.with_ndim(k.ndim + 1) for k, ax in zip(kinds, axes)]
+    return [k if ax is None else pytree.map(add_axis, k) for k, ax in zip(kinds, axes)]
 
 
 def _fresh(base, taken):

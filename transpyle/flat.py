@@ -164,6 +164,15 @@ def axes_for_leaves(spec, td, what="in_axes"):
     return out
 
 
+def leaf_in_axes(in_axes, treedefs):
+    """vmap's ``in_axes`` (one entry, or one per argument) as one axis per leaf of the arguments."""
+    specs = in_axes if isinstance(in_axes, (tuple, list)) else (in_axes,) * len(treedefs)
+    if len(specs) != len(treedefs):
+        raise TranspileError(f"vmap in_axes has {len(specs)} entries for {len(treedefs)} arguments",
+                             hint="give one entry per argument")
+    return tuple(ax for spec, td in zip(specs, treedefs) for ax in axes_for_leaves(spec, td))
+
+
 def check_same(a, b, what):
     if a != b:
         raise TranspileError(f"{what}: the structures differ:\n  {a}\n  {b}",
