@@ -179,6 +179,28 @@ def triangular_upper(a, b):
     return np.sum(np.sin(scipy.linalg.solve_triangular(up, np.outer(b, b), lower=False)))
 
 
+def norm_rows(x):
+    return np.sum(np.linalg.norm(x, axis=1) * np.arange(1.0, x.shape[0] + 1))
+
+
+def norm_columns_inf(x):
+    return np.sum(np.linalg.norm(x, ord=np.inf, axis=0, keepdims=True) ** 2)
+
+
+def norm_rows_p(x):
+    return np.sum(np.linalg.norm(x, 3, 1))
+
+
+def cho_solve_factor(m, b):
+    a = m @ m.T + m.shape[0] * np.eye(m.shape[0])      # SciPy reads one triangle: keep the input symmetric
+    return np.sum(scipy.linalg.cho_solve(scipy.linalg.cho_factor(a), b) ** 2)
+
+
+def cho_solve_lower(m, b):
+    a = m @ m.T + m.shape[0] * np.eye(m.shape[0])
+    return np.sum(np.sin(scipy.linalg.cho_solve((np.linalg.cholesky(a), True), b)))
+
+
 def eigh(a):
     w, v = np.linalg.eigh(sym(a))
     return np.sum(np.sin((v * np.sin(w)) @ v.T)) + np.sum(np.cos(w))
@@ -258,6 +280,11 @@ SPECS = [
     ("cholesky", cholesky, lambda n: (spd(n),), True),
     ("triangular", triangular, lambda n: (spd(n), vector(n)), False),
     ("triangular_upper", triangular_upper, lambda n: (spd(n), vector(n)), False),
+    ("norm_rows", norm_rows, lambda n: (general(n),), False),
+    ("norm_columns_inf", norm_columns_inf, lambda n: (general(n),), False),
+    ("norm_rows_p", norm_rows_p, lambda n: (general(n),), False),
+    ("cho_solve_factor", cho_solve_factor, lambda n: (general(n), vector(n)), True),
+    ("cho_solve_lower", cho_solve_lower, lambda n: (general(n), vector(n)), False),
     ("eigh", eigh, lambda n: (spd(n),), True),
     ("eigh_values_indexed", eigh_values_indexed, lambda n: (spd(n),), False),
     ("eigh_vectors_squared", eigh_vectors_squared, lambda n: (spd(n),), False),
@@ -363,6 +390,22 @@ def test_unsupported_functions_are_errors():
     assert "test_linalg.py" in str(info.value)
     with pytest.raises(transpyle.TranspileError, match="rt.eig_vectors has no reverse-mode rule"):
         transpyle.grad(eig_vectors, backend="numpy")(np.eye(2) + 0.1)
+
+
+def cho_solve_of_a_name(a, b):
+    factor = scipy.linalg.cho_factor(a)
+    return np.sum(scipy.linalg.cho_solve(factor, b))
+
+
+def norm_of_a_stack(x):
+    return np.sum(np.linalg.norm(x, axis=(1, 2)))
+
+
+def test_composites_outside_their_forms_are_errors():
+    with pytest.raises(transpyle.TranspileError, match=r"test_linalg.py:\d+.*cho_solve needs \(c, lower\)"):
+        transpyle.grad(cho_solve_of_a_name, backend="numpy")(np.eye(2) * 2.0, np.ones(2))
+    with pytest.raises(transpyle.TranspileError, match="tuple axis"):
+        transpyle.grad(norm_of_a_stack, backend="numpy")(np.ones((2, 2, 2)))
 
 
 def test_repeated_eigenvalues_give_inf_or_nan_for_vectors_only():

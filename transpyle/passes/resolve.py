@@ -18,7 +18,8 @@ from .. import rules, runtime
 from ..ast_utils import const, dotted, name, parse_expr, stored_names
 from ..context import DeferredCall
 from ..custom import CustomRule
-from ..rules.matrices import multi_output
+from ..rules.common import StaticError
+from ..rules.matrices import composite, multi_output
 from ..source import FunctionSource, read_function
 
 _UNSUPPORTED_STATEMENTS = {
@@ -333,6 +334,14 @@ class _Resolver(gast.NodeTransformer):
             return node
         if obj is print:
             return node
+        builder = composite(obj)
+        if builder is not None:
+            try:
+                written = builder(node)
+            except StaticError as exc:
+                raise self.ctx.error(node, str(exc), hint="see docs/subset.md") from None
+            if written is not None:      # already in canonical spellings, over resolved arguments
+                return gast.copy_location(written, node)
         parts = multi_output(obj)
         if parts is not None:
             return _multi_output_call(node, *parts)

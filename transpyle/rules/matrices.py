@@ -12,6 +12,7 @@ below): ``np.linalg.eigh(a)`` is ``(rt.eigh_values(a), rt.eigh_vectors(a))``. Un
 indexing then see ordinary primitives, and the joint adjoint, linear in the output cotangents, is
 the sum of the parts' adjoints.
 """
+import gast
 import numpy as np
 
 from .. import runtime as rt
@@ -284,6 +285,67 @@ MULTI_OUTPUT = {
     id(np.linalg.lstsq): (np.linalg.lstsq, ("rt.lstsq_solution", "rt.lstsq_residuals", "rt.lstsq_rank",
                                             "rt.lstsq_singular_values"), None),
 }
+
+
+# ---- composites: library calls written with other primitives before anything else sees them ----------
+def _norm_along_axis(call):
+    """np.linalg.norm(x, ord, axis=k, keepdims=...) with one int axis: the vector norm of each slice,
+    as reductions (their rules give the derivative); None when there is no axis."""
+    names = ("x", "ord", "axis", "keepdims")
+    bound = dict(zip(names, call.args))
+    bound.update({kw.arg: kw.value for kw in call.keywords})
+    axis = bound.get("axis")
+    if axis is None or isinstance(axis, gast.Constant) and axis.value is None:
+        return None
+    axis_value, keep = const_value(axis, "axis"), const_value(bound.get("keepdims", gast.Constant(False, None)),
+                                                              "keepdims")
+    if not isinstance(axis_value, int):
+        raise StaticError("norm with a tuple axis (matrix norms of a stack) is not supported; use vmap")
+    order = const_value(bound.get("ord", gast.Constant(None, None)), "ord")
+    reduce = f"axis={axis_value}, keepdims={keep}"
+    if order is None or order == 2:
+        text = f"np.sqrt(np.sum(np.abs(x) ** 2, {reduce}))"
+    elif order == 1:
+        text = f"np.sum(np.abs(x), {reduce})"
+    elif order in (np.inf, -np.inf):
+        text = f"np.{'max' if order > 0 else 'min'}(np.abs(x), {reduce})"
+    elif isinstance(order, (int, float)) and order != 0:
+        text = f"np.sum(np.abs(x) ** {order!r}, {reduce}) ** {1.0 / order!r}"
+    else:
+        raise StaticError(f"ord={order!r} with axis= is not supported ({_VECTOR_ORDERS}, except 0)")
+    return template_expr(text, x=bound["x"])
+
+
+def _cho_factor(call):
+    """scipy.linalg.cho_factor(a, lower=False) -> (the Cholesky factor in that triangle, lower)."""
+    lower = const_value(call.args[1] if len(call.args) > 1 else next(
+        (kw.value for kw in call.keywords if kw.arg == "lower"), gast.Constant(False, None)), "lower")
+    text = "(np.linalg.cholesky(a), True)" if lower else "(np.transpose(np.linalg.cholesky(a)), False)"
+    return template_expr(text, a=call.args[0])
+
+
+def _cho_solve(call):
+    """scipy.linalg.cho_solve((c, lower), b): two triangular solves."""
+    pair = call.args[0]
+    if not (isinstance(pair, gast.Tuple) and len(pair.elts) == 2 and isinstance(pair.elts[1], gast.Constant)):
+        raise StaticError("cho_solve needs (c, lower) written out, with lower a constant, or cho_factor(a) itself "
+                          "as its first argument")
+    first, second = ("c", "np.transpose(c)") if pair.elts[1].value else ("np.transpose(c)", "c")
+    return template_expr(f"rt.solve_triangular({second}, rt.solve_triangular({first}, b, True), False)",
+                         c=pair.elts[0], b=call.args[1])
+
+
+#: library function -> a builder from its (resolved) call to the expression it is written as
+COMPOSITES = {id(np.linalg.norm): (np.linalg.norm, _norm_along_axis)}
+if _scipy_linalg is not None:
+    COMPOSITES[id(_scipy_linalg.cho_factor)] = (_scipy_linalg.cho_factor, _cho_factor)
+    COMPOSITES[id(_scipy_linalg.cho_solve)] = (_scipy_linalg.cho_solve, _cho_solve)
+
+
+def composite(obj):
+    """The builder of a library function written with other primitives, else None."""
+    hit = COMPOSITES.get(id(obj))
+    return hit[1] if hit is not None and hit[0] is obj else None
 
 
 def multi_output(obj):
