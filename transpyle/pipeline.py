@@ -26,7 +26,7 @@ PASSES = [
     ("normalize", "A-normal form: one primitive per statement, loops over range"),
     ("inline", "calls to user functions -> the callee's body"),
     ("infer", "the kind (dtype, rank) of every variable"),
-    ("lower_calls", "NumPy calls Numba lacks (reductions with axis) -> run-time helpers"),
+    ("lower_calls", "NumPy calls Numba lacks -> run-time helpers; matrix functions of stacks -> loops"),
     ("activity", "which variables carry derivatives"),
     ("reverse", "primal sweep with tapes + adjoint sweep (grad, value_and_grad, vjp)"),
     ("forward", "primal and tangent statements side by side (jvp)"),

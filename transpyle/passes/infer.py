@@ -131,7 +131,7 @@ class _Infer:
             else:
                 kinds[p] = self.expr_kind(node) if isinstance(node, (gast.Name, gast.Constant)) else None
         try:
-            return prim.kind(KindMap(kinds, self.kinds), bound)
+            return prim.result_kind(KindMap(kinds, self.kinds), bound)
         except StaticError as exc:
             raise self.ctx.error(stmt, f"{prim.key}: {exc}", hint="see docs/subset.md")
         except (KeyError, TypeError, AttributeError, IndexError) as exc:

@@ -263,14 +263,18 @@ class Reverse:
     def adjoint(self, stmts, depth):
         out = []
         pending = {s.targets[0].id: s for s in stmts if id(s) in self.recompute}
+        order = {id(s): i for i, s in enumerate(stmts)}
         for s in reversed(stmts):
             block = self.adjoint_of(s, depth)
             uses = loaded_names(block)
+            again = []
             while pending and uses & set(pending):
                 for var in sorted(uses & set(pending)):
-                    again = copy.deepcopy(pending.pop(var))
-                    block.insert(0, again)
-                    uses |= loaded_names(again.value)
+                    original = pending.pop(var)
+                    again.append((order[id(original)], copy.deepcopy(original)))
+                    uses |= loaded_names(original.value)
+            # recomputed values that read each other run in their original order
+            block = [stmt for _, stmt in sorted(again, key=lambda pair: pair[0])] + block
             if block:
                 self.line_comment(s, out, "adjoint", force=True)
                 out.extend(block)

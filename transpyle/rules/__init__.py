@@ -11,6 +11,7 @@ operand's shape by one shared helper when the primitive broadcasts) or a full st
 using ``bx`` for the adjoint of parameter ``x`` (for rules that write into part of it).
 Rules whose form depends on ranks or static arguments are functions of ``(kinds, statics)``.
 """
+import copy
 from dataclasses import dataclass
 
 import gast
@@ -31,6 +32,26 @@ class Primitive:
     lower: object = None          # (call node, statics, kinds) -> expression emitted instead
     varargs: bool = False         # the first parameter takes a tuple/list of operands
     jvp: object = None            # LINEAR, dict param -> tangent template, or (kinds, statics) -> dict
+
+    @property
+    def stacks(self):
+        """The operand whose leading dimensions (a stack of matrices) the primitive maps over, or None."""
+        return getattr(self.kind, "stacks", None)
+
+    def stack_depth(self, kinds):
+        """How many leading dimensions of a stack this application maps over (0: one matrix)."""
+        k = kinds.get(self.stacks) if self.stacks is not None else None
+        return k.ndim - 2 if k is not None and k.ndim > 2 else 0
+
+    def result_kind(self, kinds, statics):
+        """The kind of the result: ``kind`` of one matrix, with the leading dimensions of a stack."""
+        lead = self.stack_depth(kinds)
+        if not lead:
+            return self.kind(kinds, statics)
+        one = copy.copy(kinds)
+        one[self.stacks] = kinds[self.stacks].with_ndim(2)
+        kind = self.kind(one, statics)
+        return kind.with_ndim(kind.ndim + lead)
 
     def vjp_templates(self, kinds, statics):
         if self.vjp is None:

@@ -39,8 +39,10 @@ def _matrix(k, name="a", real=False, what=None):
     return float_of(kind)
 
 
-def matrix(name="a", ndim=2, real=False, dtype=None):
-    """Kind rule: the operand must be a matrix; the result has ``ndim`` dimensions."""
+def matrix(name="a", ndim=2, real=False, dtype=None, stacks=True):
+    """Kind rule: the operand must be a matrix; the result has ``ndim`` dimensions. With ``stacks``
+    the primitive also takes a stack of matrices (leading dimensions, as NumPy's linalg functions
+    do): the result keeps those dimensions and ``lower_calls`` writes the call as a loop."""
     def kind(k, s):
         base = _matrix(k, name, real)
         if dtype == "real":
@@ -48,6 +50,7 @@ def matrix(name="a", ndim=2, real=False, dtype=None):
         elif dtype is not None:
             base = base.with_dtype(dtype)
         return base.with_ndim(ndim)
+    kind.stacks = name if stacks else None
     return kind
 
 
@@ -86,7 +89,8 @@ define("rt.slogdet_sign", [rt.slogdet_sign], "a", matrix(ndim=0))          # pie
 define("rt.slogdet_logdet", [rt.slogdet_logdet], "a", matrix(ndim=0, dtype="real"),
        {"a": "g * np.linalg.inv(a).T"},
        jvp=lambda k, s: {"a": _real_tangent(k, "a", "np.trace(np.linalg.solve(a, t))")})
-define("np.trace", [np.trace], "a", matrix(ndim=0), {"a": "g * rt.identity_like(a)"}, jvp=LINEAR)
+# np.trace of a stack traces its first two axes: not a map over the matrices
+define("np.trace", [np.trace], "a", matrix(ndim=0, stacks=False), {"a": "g * rt.identity_like(a)"}, jvp=LINEAR)
 define("np.linalg.matrix_power", [np.linalg.matrix_power, rt.matrix_power], "a, n", matrix(),
        {"a": "rt.matrix_power_vjp(a, n, g)"}, diff=("a",), jvp={"a": "rt.matrix_power_jvp(a, n, t)"},
        lower=lambda s, k, ops: template_expr("rt.matrix_power(a, n)", a=ops["a"], n=ops["n"]))
