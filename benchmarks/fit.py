@@ -27,7 +27,6 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 
 import numba
 import numpy as np
@@ -35,7 +34,7 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import transpyle  # noqa: E402
 from transpyle import tree  # noqa: E402
-from timing import best_time, rel_err  # noqa: E402
+from timing import best_time, fmt, rel_err, timed_first_call  # noqa: E402
 
 N_FIT, D_FIT, FIT_STEPS, FIT_LR = 1_000, 20, 1_000, 0.01
 SIZES, N_MLP, BATCH, MLP_LR = (16, 64, 64, 1), 4_096, 128, 0.05
@@ -147,12 +146,6 @@ def jax_programs():
 
 
 # ---- helpers ---------------------------------------------------------------------------------------------
-def timed_first_call(fn):
-    t0 = time.perf_counter()
-    out = fn()
-    return out, time.perf_counter() - t0
-
-
 def tree_rel_err(got, want):
     """Largest relative error over the leaves of two pytrees of the same structure."""
     a, b = tree.leaves(got), tree.leaves(want)
@@ -168,10 +161,6 @@ def as_numpy(t):
     if isinstance(t, dict):
         return {k: as_numpy(v) for k, v in t.items()}
     return np.asarray(t)
-
-
-def fmt(seconds):
-    return f"{seconds * 1e3:9.3f} ms" if seconds < 1 else f"{seconds:9.3f} s "
 
 
 def first_line(exc):

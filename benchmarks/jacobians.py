@@ -15,14 +15,13 @@ reported separately. This is a script, not a test.
 import math
 import os
 import sys
-import time
 
 import numba
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import transpyle  # noqa: E402
-from timing import best_time, rel_err  # noqa: E402
+from timing import against_jax, best_time, fmt, rel_err, timed_first_call  # noqa: E402
 
 STATES, STEPS, DT = 50, 1000, 0.01
 DIM = 100
@@ -88,12 +87,6 @@ def jax_programs():
 
 
 # ---- helpers ---------------------------------------------------------------------------------------------
-def timed_first_call(fn):
-    t0 = time.perf_counter()
-    out = fn()
-    return out, time.perf_counter() - t0
-
-
 def fd_jacobian(f, x, h=1e-6):
     cols = []
     for k in range(x.size):
@@ -101,10 +94,6 @@ def fd_jacobian(f, x, h=1e-6):
         e[k] = h
         cols.append((np.asarray(f(x + e)) - np.asarray(f(x - e))) / (2 * h))
     return np.stack(cols, axis=-1)
-
-
-def fmt(seconds):
-    return f"{seconds * 1e3:9.3f} ms" if seconds < 1 else f"{seconds:9.3f} s "
 
 
 def main():
@@ -144,18 +133,9 @@ def main():
         t_tp = best_time(lambda: fn(*args))
         reference = fd()
         t_fd = best_time(fd, repeat=3)
-        agree = [f"fd {rel_err(got, reference):.0e}"]
-        t_jax = compile_jax = None
-        if jx:
-            jfn = jx[key]
-            jargs = args
-            want, compile_jax = timed_first_call(lambda: np.asarray(jfn(*jargs)))
-            t_jax = best_time(lambda: jfn(*jargs).block_until_ready())
-            agree.append(f"jax {rel_err(got, want):.0e}")
-        ratio = f"{t_tp / t_jax:6.2f}x" if t_jax else "   -   "
-        jax_col = fmt(t_jax) if t_jax else "      -     "
-        compiles = f"{compile_tp:5.1f} s / " + (f"{compile_jax:4.1f} s" if compile_jax is not None else "  -  ")
-        print(f"{label:44} | {fmt(t_tp)} | {jax_col} | {ratio} | {fmt(t_fd)} | {compiles:17} | {', '.join(agree)}")
+        jax_col, ratio, compiles, jax_agree = against_jax(got, t_tp, compile_tp, jx[key] if jx else None, args)
+        agree = f"fd {rel_err(got, reference):.0e}" + (f", {jax_agree}" if jx else "")
+        print(f"{label:44} | {fmt(t_tp)} | {jax_col} | {ratio} | {fmt(t_fd)} | {compiles:17} | {agree}")
     print("\nratio = transpyle time / JAX time (below 1: transpyle faster). Times exclude compilation.")
 
 

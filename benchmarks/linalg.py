@@ -12,7 +12,6 @@ a script, not a test.
 """
 import os
 import sys
-import time
 
 import numba
 import numpy as np
@@ -20,7 +19,7 @@ import scipy.linalg
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import transpyle  # noqa: E402
-from timing import best_time, rel_err  # noqa: E402
+from timing import against_jax, best_time, fmt, timed_first_call  # noqa: E402
 
 N, STACK, SIZE = 200, 1000, 8
 
@@ -66,16 +65,6 @@ def jax_programs():
             "radius": jax.jit(jax.vmap(jax.grad(radius))), "version": jax.__version__}
 
 
-def timed_first_call(fn):
-    t0 = time.perf_counter()
-    out = fn()
-    return out, time.perf_counter() - t0
-
-
-def fmt(seconds):
-    return f"{seconds * 1e3:9.3f} ms"
-
-
 def main():
     rng = np.random.default_rng(0)
     q, _ = np.linalg.qr(rng.normal(size=(N, N)))
@@ -101,15 +90,7 @@ def main():
     for label, fn, args, key in rows:
         got, compile_tp = timed_first_call(lambda: fn(*args))
         t_tp = best_time(lambda: fn(*args))
-        t_jax = compile_jax = None
-        agree = "-"
-        if jx:
-            want, compile_jax = timed_first_call(lambda: np.asarray(jx[key](*args)))
-            t_jax = best_time(lambda: jx[key](*args).block_until_ready())
-            agree = f"jax {rel_err(got, want):.0e}"
-        ratio = f"{t_tp / t_jax:6.2f}x" if t_jax else "   -   "
-        jax_col = fmt(t_jax) if t_jax else "      -     "
-        compiles = f"{compile_tp:5.1f} s / " + (f"{compile_jax:4.1f} s" if compile_jax is not None else "  -  ")
+        jax_col, ratio, compiles, agree = against_jax(got, t_tp, compile_tp, jx[key] if jx else None, args)
         print(f"{label:42} | {fmt(t_tp)} | {jax_col} | {ratio} | {compiles:17} | {agree}")
     print("\nratio = transpyle time / JAX time (below 1: transpyle faster). Times exclude compilation.")
 

@@ -474,3 +474,33 @@ def test_singular_matrices_raise_in_the_adjoint():
         transpyle.grad(det, backend="numpy")(singular)
     with pytest.raises(np.linalg.LinAlgError):
         transpyle.grad(solve_vector, backend="numpy")(singular, np.ones(2))
+
+
+def hermitian_eigenvalues(x):
+    a = x + np.conj(x.T)
+    w = np.linalg.eigvalsh(a)
+    return np.sum(w * np.arange(1.0, w.shape[0] + 1)) + np.sum(np.linalg.eigh(a)[0] ** 2)
+
+
+def hermitian_eigenvectors(x):
+    a = x + np.conj(x.T)
+    return np.sum(np.abs(np.linalg.eigh(a)[1]))
+
+
+@pytest.mark.parametrize("backend", ALL_BACKENDS)
+def test_eigenvalues_of_complex_hermitian_matrices(backend, rng):
+    from test_complex import wirtinger_fd
+    x = rng.normal(size=(3, 3)) + 1j * rng.normal(size=(3, 3))
+    got = transpyle.grad(hermitian_eigenvalues, backend=backend)(x)
+    np.testing.assert_allclose(got, wirtinger_fd(hermitian_eigenvalues, x), rtol=1e-6, atol=1e-7)
+    direction = rng.normal(size=(3, 3)) + 1j * rng.normal(size=(3, 3))
+    _, tangent = transpyle.jvp(hermitian_eigenvalues, (x,), (direction,), backend=backend)
+    h = 1e-6
+    fd = (hermitian_eigenvalues(x + h * direction) - hermitian_eigenvalues(x - h * direction)) / (2 * h)
+    assert tangent == pytest.approx(fd, rel=1e-6)
+
+
+def test_eigenvectors_of_complex_matrices_are_an_error_where_differentiated(rng):
+    x = rng.normal(size=(3, 3)) + 1j * rng.normal(size=(3, 3))
+    with pytest.raises(transpyle.TranspileError, match=r"test_linalg.py:\d+.*eigenvectors of complex"):
+        transpyle.grad(hermitian_eigenvectors, backend="numpy")(x)

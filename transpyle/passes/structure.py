@@ -15,7 +15,6 @@ expressions (names of leaf variables, or constants).
 """
 import copy
 import dataclasses
-import inspect
 import re
 import types
 

@@ -195,11 +195,22 @@ define("np.linalg.cholesky", [np.linalg.cholesky], "a", matrix(real=True), {"a":
 
 
 # ---- eigenvalues and eigenvectors ------------------------------------------------------------------
-# eigh assumes a symmetric matrix and its rules are symmetrized (as JAX's); NumPy reads the lower triangle
-define("np.linalg.eigvalsh", [np.linalg.eigvalsh, rt.eigh_values], "a", matrix(ndim=1, real=True),
+# eigh assumes a symmetric (Hermitian) matrix and its rules are symmetrized (as JAX's); NumPy reads the lower
+# triangle. Eigenvalues also of complex Hermitian matrices; eigenvectors of real ones only.
+define("np.linalg.eigvalsh", [np.linalg.eigvalsh, rt.eigh_values], "a", matrix(ndim=1, dtype="real"),
        {"a": "rt.eigh_values_vjp(a, g)"}, jvp={"a": "rt.eigh_values_jvp(a, t)"})
-define("rt.eigh_vectors", [rt.eigh_vectors], "a", matrix(real=True), {"a": "rt.eigh_vectors_vjp(a, y, g)"},
-       jvp={"a": "rt.eigh_vectors_jvp(a, y, t)"})
+def _real_only(rules):
+    """Rules for real operands: a complex one is an error where (and only where) it is differentiated."""
+    def pick(k, s):
+        if k["a"].is_complex:
+            raise StaticError("eigenvectors of complex matrices have no derivative rule here (only eigenvalues); "
+                              "use np.linalg.eigvalsh, or pass a real matrix")
+        return rules
+    return pick
+
+
+define("rt.eigh_vectors", [rt.eigh_vectors], "a", matrix(), _real_only({"a": "rt.eigh_vectors_vjp(a, y, g)"}),
+       diff=("a",), jvp=_real_only({"a": "rt.eigh_vectors_jvp(a, y, t)"}))
 
 
 def _eigvals_lower(statics, kinds, operands):

@@ -2,7 +2,6 @@
 solves, and the adjoints and tangents that need a factorization."""
 import numpy as np
 
-from numba import types
 from numba.extending import register_jitable
 
 
@@ -15,6 +14,10 @@ from numba.extending import register_jitable
 # for complex input).
 def _sym(x):
     return 0.5 * (x + x.T)
+
+
+def _hermitian_part(x):
+    return 0.5 * (x + np.conj(x.T))
 
 
 def _complex(a):
@@ -173,13 +176,14 @@ def nuclear_direction(x):
 
 
 def eigh_values_vjp(a, g):
+    # dw_i = Re(v_i^H da v_i): abar = conj(V diag(g) V^H) in JAX's convention for complex a
     v = np.linalg.eigh(a)[1]
-    return np.dot(v * g.reshape((1, g.shape[0])), v.T)
+    return np.conj(np.dot(v * g.reshape((1, g.shape[0])), np.conj(v.T)))
 
 
 def eigh_values_jvp(a, t):
     v = np.linalg.eigh(a)[1]
-    return np.diag(np.dot(v.T, np.dot(_sym(t), v)))
+    return np.real(np.diag(np.dot(np.conj(v.T), np.dot(_hermitian_part(t), v))))
 
 
 def eigh_vectors_vjp(a, v, g):
@@ -226,7 +230,7 @@ def cholesky_jvp(l, t):
     return np.dot(l, p)
 
 
-for _helper in (_sym, _complex, _gap_inverse, slogdet_sign, slogdet_logdet, eigh_values, eigh_vectors, eig_values,
+for _helper in (_sym, _hermitian_part, _complex, _gap_inverse, slogdet_sign, slogdet_logdet, eigh_values, eigh_vectors, eig_values,
                 eig_vectors, qr_q, qr_r, svd_u, svd_s, svd_vh, lstsq_solution, lstsq_residuals, lstsq_rank,
                 lstsq_singular_values, nuclear_norm, solve_triangular, matrix_power, identity_like, _substitute, _power_tangent, matrix_power_jvp,
                 matrix_power_vjp, norm2_direction, nuclear_direction, eigh_values_vjp, eigh_values_jvp,
