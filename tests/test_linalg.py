@@ -504,3 +504,23 @@ def test_eigenvectors_of_complex_matrices_are_an_error_where_differentiated(rng)
     x = rng.normal(size=(3, 3)) + 1j * rng.normal(size=(3, 3))
     with pytest.raises(transpyle.TranspileError, match=r"test_linalg.py:\d+.*eigenvectors of complex"):
         transpyle.grad(hermitian_eigenvectors, backend="numpy")(x)
+
+
+def hermitian_cholesky(x, c):
+    a = x @ np.conj(x.T) + 3.0 * np.eye(x.shape[0])
+    low = np.linalg.cholesky(a)
+    return np.sum(np.real(c * low)) + np.sum(np.abs(low) ** 2)
+
+
+@pytest.mark.parametrize("backend", ALL_BACKENDS)
+def test_cholesky_of_complex_hermitian_matrices(backend, rng):
+    from test_complex import wirtinger_fd
+    x = rng.normal(size=(3, 3)) + 1j * rng.normal(size=(3, 3))
+    c = rng.normal(size=(3, 3)) + 1j * rng.normal(size=(3, 3))
+    got = transpyle.grad(hermitian_cholesky, backend=backend)(x, c)
+    np.testing.assert_allclose(got, wirtinger_fd(lambda z: hermitian_cholesky(z, c), x), rtol=1e-6, atol=1e-7)
+    direction = rng.normal(size=(3, 3)) + 1j * rng.normal(size=(3, 3))
+    _, tangent = transpyle.jvp(hermitian_cholesky, (x, c), (direction, np.zeros_like(c)), backend=backend)
+    h = 1e-6
+    fd = (hermitian_cholesky(x + h * direction, c) - hermitian_cholesky(x - h * direction, c)) / (2 * h)
+    assert tangent == pytest.approx(fd, rel=1e-6)

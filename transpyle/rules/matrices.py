@@ -190,7 +190,7 @@ def _solve_triangular_jvp(k, s):
 _TRIANGULAR = [rt.solve_triangular] + ([_scipy_linalg.solve_triangular] if _scipy_linalg is not None else [])
 define("rt.solve_triangular", _TRIANGULAR, "a, b, lower=False", _rhs_kind, _solve_triangular_vjp,
        diff=("a", "b"), jvp=_solve_triangular_jvp)
-define("np.linalg.cholesky", [np.linalg.cholesky], "a", matrix(real=True), {"a": "rt.cholesky_vjp(y, g)"},
+define("np.linalg.cholesky", [np.linalg.cholesky], "a", matrix(), {"a": "rt.cholesky_vjp(y, g)"},
        jvp={"a": "rt.cholesky_jvp(y, t)"})
 
 

@@ -209,21 +209,21 @@ def eig_values_jvp(a, t):
 
 
 def cholesky_vjp(l, g):
-    """Murray's adjoint, symmetrized: abar = sym(L^-T Phi(L^T g) L^-1), Phi = lower triangle with the
-    diagonal halved; the two inverses are triangular solves."""
+    """Murray's adjoint, made Hermitian: abar = herm(L^-T Phi(L^T g) conj(L)^-1), Phi = lower triangle
+    with the diagonal halved (the transpose of the tangent map below, as JAX's cotangents are); the
+    two inverses are triangular solves. For a real L, conj(L) = L."""
     p = np.tril(np.dot(l.T, g))
     for i in range(p.shape[0]):
         p[i, i] *= 0.5
-    lt = np.ascontiguousarray(l.T)
-    s = _substitute(lt, p, False)                                     # L^-T P
-    s = _substitute(lt, np.ascontiguousarray(s.T), False).T           # (L^-T (L^-T P)^T)^T = L^-T P L^-1
-    return _sym(s)
+    s = _substitute(np.ascontiguousarray(l.T), p, False)                             # L^-T P
+    s = _substitute(np.ascontiguousarray(np.conj(l).T), np.ascontiguousarray(s.T), False).T   # ... conj(L)^-1
+    return _hermitian_part(s)
 
 
 def cholesky_jvp(l, t):
-    # dL = L Phi(L^-1 sym(t) L^-T)
-    x = _substitute(l, _sym(t), True)
-    x = _substitute(l, np.ascontiguousarray(x.T), True)
+    # dL = L Phi(L^-1 herm(t) L^-H)
+    x = _substitute(l, _hermitian_part(t), True)                              # L^-1 herm(t)
+    x = _substitute(np.conj(l), np.ascontiguousarray(x.T), True).T            # ... L^-H
     p = np.tril(x)
     for i in range(p.shape[0]):
         p[i, i] *= 0.5
