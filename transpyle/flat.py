@@ -13,9 +13,7 @@ from .passes import structure
 from .pipeline import specialize
 from .source import read_function
 
-_FLAT_SOURCES = {}       # (function, treedefs, has_aux) -> (FunctionSource, output TreeDef)
-
-
+_FLAT_SOURCES = {}       # (function, treedefs, has_aux, statics) -> (FunctionSource, output TreeDef)
 _BUILDS_PYTREES = {}     # function -> whether it builds pytrees from arrays (see structure.uses_pytrees)
 
 
