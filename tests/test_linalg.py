@@ -406,6 +406,25 @@ def symmetric_stack(rng, count):
     return rng.normal(size=(count, 3, 3)) + np.diag([0.0, 1.5, 3.0])
 
 
+def solve_of_stacks(a, b):
+    return np.sum(np.sin(np.linalg.solve(a, b)))
+
+
+def solve_of_a_stack_and_one_vector(a, v):
+    return np.sum(np.linalg.solve(a, v) ** 2)
+
+
+@pytest.mark.parametrize("backend", ALL_BACKENDS)
+@pytest.mark.parametrize("fn, make", [
+    (solve_of_stacks, lambda rng: (stacks(rng, (4, 3, 3)), rng.normal(size=(4, 3, 2)))),
+    (solve_of_a_stack_and_one_vector, lambda rng: (stacks(rng, (2, 2, 3, 3)), rng.normal(size=3))),
+], ids=["stack-of-matrices", "one-vector"])
+def test_solve_maps_over_stacks(fn, make, backend, rng):
+    args = make(rng)
+    check_grad(fn, args, (0, 1), backend=backend, rtol=1e-5, atol=1e-7)
+    check_jvp(fn, args, (0, 1), rng, backend=backend)
+
+
 @pytest.mark.parametrize("backend", ALL_BACKENDS)
 @pytest.mark.parametrize("fn, make", [
     (inv_of_stack, lambda rng: stacks(rng, (4, 3, 3))),

@@ -40,42 +40,46 @@ def _unstack(s, prim, bound, ctx):
     """``y = f(a)`` for a stack ``a``: the first matrix's result sets the shape of ``y``, then a loop
     writes ``y[b] = f(a[b])``; a deeper stack is lowered again inside the loop."""
     stack = bound[prim.stacks]
+    mapped = [bound[p] for p in prim.mapped_operands(operand_kinds(ctx, prim, bound))]
     target = s.targets[0].id
-    stack_kind, out_kind = ctx.expr_kind(stack), ctx.kinds[target]
+    out_kind = ctx.kinds[target]
     namer = ctx.namer
     count, b = namer.fresh("_count"), namer.fresh("_b")
-    first_in, first_out = namer.fresh("_matrix"), namer.fresh("_result")
-    item_in, item_out = namer.fresh("_matrix"), namer.fresh("_result")
-    ctx.kinds.update({count: INT, b: INT, first_in: stack_kind.with_ndim(stack_kind.ndim - 1),
-                      item_in: stack_kind.with_ndim(stack_kind.ndim - 1),
-                      first_out: out_kind.with_ndim(out_kind.ndim - 1), item_out: out_kind.with_ndim(out_kind.ndim - 1)})
-
-    def applied(matrix):            # the call, with the matrix in place of the stack
-        call = copy.deepcopy(s.value)
-        for i, arg in enumerate(s.value.args):
-            if arg is stack:
-                call.args[i] = name(matrix)
-        for kw, original in zip(call.keywords, s.value.keywords):
-            if original.value is stack:
-                kw.value = name(matrix)
-        return call
+    first_out, item_out = namer.fresh("_result"), namer.fresh("_result")
+    ctx.kinds.update({count: INT, b: INT, first_out: out_kind.with_ndim(out_kind.ndim - 1),
+                      item_out: out_kind.with_ndim(out_kind.ndim - 1)})
 
     def located(stmt):
         return gast.copy_location(stmt, s)
 
-    def item(index):
-        return gast.Subscript(value=copy.deepcopy(stack), slice=index, ctx=gast.Load())
+    def items(index):
+        """Statements taking item ``index`` of each mapped operand, and the call applied to them."""
+        taken, replace = [], {}
+        for operand in mapped:
+            part = namer.fresh("_matrix")
+            ctx.kinds[part] = ctx.expr_kind(operand).with_ndim(ctx.expr_kind(operand).ndim - 1)
+            taken.append(located(assign(part, gast.Subscript(value=copy.deepcopy(operand), slice=copy.deepcopy(index),
+                                                             ctx=gast.Load()))))
+            replace[id(operand)] = part
+        call = copy.deepcopy(s.value)
+        for i, arg in enumerate(s.value.args):
+            if id(arg) in replace:
+                call.args[i] = name(replace[id(arg)])
+        for kw, original in zip(call.keywords, s.value.keywords):
+            if id(original.value) in replace:
+                kw.value = name(replace[id(original.value)])
+        return taken, call
 
     shape = gast.Subscript(value=gast.Attribute(value=copy.deepcopy(stack), attr="shape", ctx=gast.Load()),
                            slice=const(0), ctx=gast.Load())
     write = gast.Assign(targets=[gast.Subscript(value=name(target), slice=name(b), ctx=gast.Store())],
                         value=name(item_out), type_comment=None)
-    body = [located(assign(item_in, item(name(b))))] + \
-        _statement(located(assign(item_out, applied(item_in))), ctx) + [located(write)]
-    loop = gast.For(target=name(b, store=True), iter=gast.Call(func=name("range"), args=[const(0), name(count), const(1)], keywords=[]),
-                    body=body, orelse=[], type_comment=None)
-    return [located(assign(count, shape)), located(assign(first_in, item(const(0))))] + \
-        _statement(located(assign(first_out, applied(first_in))), ctx) + \
+    taken, call = items(name(b))
+    body = taken + _statement(located(assign(item_out, call)), ctx) + [located(write)]
+    loop = gast.For(target=name(b, store=True), body=body, orelse=[], type_comment=None,
+                    iter=gast.Call(func=name("range"), args=[const(0), name(count), const(1)], keywords=[]))
+    taken, call = items(const(0))
+    return [located(assign(count, shape))] + taken + _statement(located(assign(first_out, call)), ctx) + \
         [located(assign(target, gast.Call(func=gast.Attribute(value=name("rt"), attr="stack_like", ctx=gast.Load()),
                                           args=[name(count), name(first_out)], keywords=[]))), located(loop)]
 

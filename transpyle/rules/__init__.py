@@ -43,13 +43,22 @@ class Primitive:
         k = kinds.get(self.stacks) if self.stacks is not None else None
         return k.ndim - 2 if k is not None and k.ndim > 2 else 0
 
+    def mapped_operands(self, kinds):
+        """The operands indexed by the stack's loop: the stack, and the others (``kind.stacks_with``:
+        operand -> rank of one item) that have the stack's leading dimensions too."""
+        lead = self.stack_depth(kinds)
+        others = getattr(self.kind, "stacks_with", {})
+        return [self.stacks] + [p for p, rank in others.items() if kinds.get(p) is not None and
+                                kinds[p].ndim == rank + lead]
+
     def result_kind(self, kinds, statics):
         """The kind of the result: ``kind`` of one matrix, with the leading dimensions of a stack."""
         lead = self.stack_depth(kinds)
         if not lead:
             return self.kind(kinds, statics)
         one = copy.copy(kinds)
-        one[self.stacks] = kinds[self.stacks].with_ndim(2)
+        for p in self.mapped_operands(kinds):
+            one[p] = kinds[p].with_ndim(kinds[p].ndim - lead)
         kind = self.kind(one, statics)
         return kind.with_ndim(kind.ndim + lead)
 

@@ -57,9 +57,13 @@ def matrix(name="a", ndim=2, real=False, dtype=None, stacks=True):
 def _rhs_kind(k, s):
     _matrix(k, "a")
     if k["b"].ndim not in (1, 2):
-        raise StaticError(f"the right-hand side must be a vector or a matrix, got rank {k['b'].ndim}; "
-                          "for a stack, map over it with transpyle.vmap")
+        raise StaticError(f"the right-hand side must be a vector or a matrix (or stacks of matrices beside a "
+                          f"stack of a), got rank {k['b'].ndim}")
     return float_of(promote(k["a"], k["b"])).with_ndim(k["b"].ndim)
+
+
+# a stack of a: b is one vector or matrix for every a (NumPy broadcasts it), or a stack of matrices
+_rhs_kind.stacks, _rhs_kind.stacks_with = "a", {"b": 2}
 
 
 def _real_part(k, name, expr):
