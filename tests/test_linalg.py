@@ -543,3 +543,21 @@ def test_cholesky_of_complex_hermitian_matrices(backend, rng):
     h = 1e-6
     fd = (hermitian_cholesky(x + h * direction, c) - hermitian_cholesky(x - h * direction, c)) / (2 * h)
     assert tangent == pytest.approx(fd, rel=1e-6)
+
+
+def complex_singular_values(x):
+    u, s, vh = np.linalg.svd(x, full_matrices=False)
+    return np.sum(s * np.arange(1.0, s.shape[0] + 1)) + np.linalg.norm(x, "nuc")
+
+
+@pytest.mark.parametrize("backend", ALL_BACKENDS)
+def test_singular_values_of_complex_matrices(backend, rng):
+    from test_complex import wirtinger_fd
+    x = rng.normal(size=(4, 3)) + 1j * rng.normal(size=(4, 3))
+    got = transpyle.grad(complex_singular_values, backend=backend)(x)
+    np.testing.assert_allclose(got, wirtinger_fd(complex_singular_values, x), rtol=1e-6, atol=1e-7)
+    direction = rng.normal(size=(4, 3)) + 1j * rng.normal(size=(4, 3))
+    _, tangent = transpyle.jvp(complex_singular_values, (x,), (direction,), backend=backend)
+    h = 1e-6
+    fd = (complex_singular_values(x + h * direction) - complex_singular_values(x - h * direction)) / (2 * h)
+    assert tangent == pytest.approx(fd, rel=1e-6)

@@ -203,18 +203,19 @@ define("np.linalg.cholesky", [np.linalg.cholesky], "a", matrix(), {"a": "rt.chol
 # triangle. Eigenvalues also of complex Hermitian matrices; eigenvectors of real ones only.
 define("np.linalg.eigvalsh", [np.linalg.eigvalsh, rt.eigh_values], "a", matrix(ndim=1, dtype="real"),
        {"a": "rt.eigh_values_vjp(a, g)"}, jvp={"a": "rt.eigh_values_jvp(a, t)"})
-def _real_only(rules):
+def _real_only(rules, what, instead):
     """Rules for real operands: a complex one is an error where (and only where) it is differentiated."""
     def pick(k, s):
         if k["a"].is_complex:
-            raise StaticError("eigenvectors of complex matrices have no derivative rule here (only eigenvalues); "
-                              "use np.linalg.eigvalsh, or pass a real matrix")
+            raise StaticError(f"{what} of complex matrices have no derivative rule here; use {instead}, or pass a "
+                              "real matrix")
         return rules
     return pick
 
 
-define("rt.eigh_vectors", [rt.eigh_vectors], "a", matrix(), _real_only({"a": "rt.eigh_vectors_vjp(a, y, g)"}),
-       diff=("a",), jvp=_real_only({"a": "rt.eigh_vectors_jvp(a, y, t)"}))
+define("rt.eigh_vectors", [rt.eigh_vectors], "a", matrix(),
+       _real_only({"a": "rt.eigh_vectors_vjp(a, y, g)"}, "eigenvectors", "np.linalg.eigvalsh"), diff=("a",),
+       jvp=_real_only({"a": "rt.eigh_vectors_jvp(a, y, t)"}, "eigenvectors", "np.linalg.eigvalsh"))
 
 
 def _eigvals_lower(statics, kinds, operands):
@@ -229,13 +230,16 @@ define("np.linalg.eigvals", [np.linalg.eigvals, rt.eig_values], "a", matrix(ndim
 define("rt.eig_vectors", [rt.eig_vectors], "a", matrix(dtype="complex128"), diff=("a",))
 
 
-# ---- QR and SVD (real matrices; reduced QR of a tall or square matrix) -----------------------------
+# ---- QR and SVD (real matrices, and singular values of complex ones; reduced QR of a tall or square matrix) --
 define("rt.qr_q", [rt.qr_q], "a", matrix(real=True), {"a": "rt.qr_q_vjp(a, g)"}, jvp={"a": "rt.qr_q_jvp(a, t)"})
 define("rt.qr_r", [rt.qr_r], "a", matrix(real=True), {"a": "rt.qr_r_vjp(a, g)"}, jvp={"a": "rt.qr_r_jvp(a, t)"})
-for _k, (_part, _ndim) in enumerate(((rt.svd_u, 2), (rt.svd_s, 1), (rt.svd_vh, 2))):
-    define(f"rt.{_part.__name__}", [_part], "a, full_matrices=True", matrix(ndim=_ndim, real=True),
-           {"a": f"rt.svd_vjp(a, g, {_k})"}, diff=("a",),
-           jvp={"a": "rt.svd_s_jvp(a, t)" if _k == 1 else f"rt.svd_jvp(a, t, {_k})"})
+# singular values also of complex matrices; singular vectors of real ones only
+define("rt.svd_s", [rt.svd_s], "a, full_matrices=True", matrix(ndim=1, dtype="real"), {"a": "rt.svd_s_vjp(a, g)"},
+       diff=("a",), jvp={"a": "rt.svd_s_jvp(a, t)"})
+for _k, _part in ((0, rt.svd_u), (2, rt.svd_vh)):
+    define(f"rt.{_part.__name__}", [_part], "a, full_matrices=True", matrix(),
+           _real_only({"a": f"rt.svd_vjp(a, g, {_k})"}, "singular vectors", "the singular values"), diff=("a",),
+           jvp=_real_only({"a": f"rt.svd_jvp(a, t, {_k})"}, "singular vectors", "the singular values"))
 
 
 # ---- pseudo-inverse and least squares (derivatives at constant rank) ------------------------------
@@ -282,12 +286,13 @@ for _helper, _signature, _ndim, _dtype in (
         (rt.identity_like, "a", 2, None), (rt.matrix_power_vjp, "a, n, g", 2, None),
         (rt.matrix_power_jvp, "a, n, t", 2, None), (rt.norm2_direction, "x, which", 2, None),
         (rt.nuclear_direction, "x", 2, None), (rt.eigh_values_vjp, "a, g", 2, None),
-        (rt.eigh_values_jvp, "a, t", 1, None), (rt.eigh_vectors_vjp, "a, v, g", 2, None),
+        (rt.eigh_values_jvp, "a, t", 1, "float64"), (rt.eigh_vectors_vjp, "a, v, g", 2, None),
         (rt.eigh_vectors_jvp, "a, v, t", 2, None), (rt.eig_values_vjp, "a, g", 2, "complex128"),
         (rt.eig_values_jvp, "a, t", 1, "complex128"), (rt.cholesky_vjp, "l, g", 2, None),
         (rt.cholesky_jvp, "l, t", 2, None), (rt.qr_q_vjp, "a, g", 2, None), (rt.qr_r_vjp, "a, g", 2, None),
         (rt.qr_q_jvp, "a, t", 2, None), (rt.qr_r_jvp, "a, t", 2, None), (rt.svd_jvp, "a, t, which", 2, None),
-        (rt.svd_s_jvp, "a, t", 1, None), (rt.svd_vjp, "a, g, which", 2, None), (rt.pinv_jvp, "a, p, t", 2, None),
+        (rt.svd_s_jvp, "a, t", 1, "float64"), (rt.svd_s_vjp, "a, g", 2, None), (rt.svd_vjp, "a, g, which", 2, None),
+        (rt.pinv_jvp, "a, p, t", 2, None),
         (rt.pinv_vjp, "a, p, g", 2, None)):
     define(f"rt.{_helper.__name__}", [_helper], _signature, _helper_kind(_ndim, _dtype), diff=("a",) if
            "a" in _signature.split(", ") else ("x",) if "x" in _signature else ("l",))

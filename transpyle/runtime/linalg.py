@@ -301,9 +301,16 @@ def svd_jvp(a, t, which):
     return np.ascontiguousarray(dv.T)
 
 
-def svd_s_jvp(a, t):
+def svd_s_vjp(a, g):
+    # ds_i = Re(u_i^H da v_i): abar = conj(U diag(g) Vh) in JAX's convention (U diag(g) Vh when real)
     u, s, vh = np.linalg.svd(a, False)
-    return np.diag(np.dot(u.T, np.dot(t, vh.T))).copy()
+    return np.conj(np.dot(u * g.reshape((1, s.shape[0])), vh))
+
+
+def svd_s_jvp(a, t):
+    # ds_i = Re(u_i^H t v_i)
+    u, s, vh = np.linalg.svd(a, False)
+    return np.real(np.diag(np.dot(np.conj(u.T), np.dot(t, np.conj(vh.T))))).copy()
 
 
 def svd_vjp(a, g, which):
@@ -344,6 +351,6 @@ def pinv_vjp(a, p, g):
             + np.dot(np.dot(p.T, p), np.dot(g.T, np.eye(n) - np.dot(p, a))))
 
 
-for _helper in (qr_q_vjp, qr_r_vjp, _qr_vjp, _qr_tangent, qr_q_jvp, qr_r_jvp, _svd_parts, svd_jvp, svd_s_jvp, svd_vjp,
+for _helper in (qr_q_vjp, qr_r_vjp, _qr_vjp, _qr_tangent, qr_q_jvp, qr_r_jvp, _svd_parts, svd_jvp, svd_s_jvp, svd_s_vjp, svd_vjp,
                 pinv_jvp, pinv_vjp):
     register_jitable(_helper)
