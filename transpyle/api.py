@@ -207,8 +207,8 @@ class Transformed:
         if not flat_argnums:
             raise TranspileError(f"{self.mode}: the differentiated arguments hold no arrays or numbers",
                                  hint="check argnums")
+        # a tuple of leaf positions: the flat transform returns one derivative per leaf, as a tuple
         transform = Transformed(source, self.mode, flat_argnums, self.has_aux, self.backend, self.holomorphic)
-        transform.tuple_argnums = True
         grad_tree = flat.wrt_tree(treedefs, argnums, self.tuple_argnums)
         out_tree, layout = flat.derivative_result(self.mode, fun_out, grad_tree, self.has_aux)
         return transform, out_tree, layout
