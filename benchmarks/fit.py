@@ -34,7 +34,7 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import transpyle  # noqa: E402
 from transpyle import tree  # noqa: E402
-from timing import best_time, fmt, rel_err, timed_first_call  # noqa: E402
+from timing import best_time, fmt, optional_jax, rel_err, timed_first_call  # noqa: E402
 
 N_FIT, D_FIT, FIT_STEPS, FIT_LR = 1_000, 20, 1_000, 0.01
 SIZES, N_MLP, BATCH, MLP_LR = (16, 64, 64, 1), 4_096, 128, 0.05
@@ -222,11 +222,7 @@ def one_blas_thread_times():
 
 def main():
     d, transpyle_calls = problem()
-    try:
-        jx = jax_programs()
-    except Exception as exc:          # JAX is optional
-        jx = None
-        print(f"(JAX rows skipped: {type(exc).__name__}: {exc})")
+    jx = optional_jax(jax_programs)
 
     # (label, key into transpyle_calls, JAX call, what the JAX side is)
     rows = [

@@ -21,7 +21,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import transpyle  # noqa: E402
-from timing import against_jax, best_time, fmt, rel_err, timed_first_call  # noqa: E402
+from timing import against_jax, best_time, fmt, optional_jax, rel_err, timed_first_call  # noqa: E402
 
 STATES, STEPS, DT = 50, 1000, 0.01
 DIM = 100
@@ -116,11 +116,7 @@ def main():
         ("grad(grad): scalar loop, 10000 steps", "gradgrad", transpyle.grad(transpyle.grad(scalar_iteration)), (t0,),
          lambda: (primal_scalar(t0 + 1e-4) - 2 * primal_scalar(t0) + primal_scalar(t0 - 1e-4)) / 1e-8),
     ]
-    try:
-        jx = jax_programs()
-    except Exception as exc:          # JAX is optional
-        jx = None
-        print(f"(JAX rows skipped: {type(exc).__name__}: {exc})")
+    jx = optional_jax(jax_programs)
 
     print(f"python {sys.version.split()[0]}, numpy {np.__version__}, numba {numba.__version__}, "
           f"jax {jx['version'] if jx else 'absent'}, {os.cpu_count()} cores; best of 5\n")

@@ -19,7 +19,7 @@ import scipy.linalg
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import transpyle  # noqa: E402
-from timing import against_jax, best_time, fmt, timed_first_call  # noqa: E402
+from timing import against_jax, best_time, fmt, optional_jax, timed_first_call  # noqa: E402
 
 N, STACK, SIZE = 200, 1000, 8
 
@@ -77,11 +77,7 @@ def main():
         (f"vmap(grad) spectral radius, {STACK}x{SIZE}x{SIZE}", transpyle.vmap(transpyle.grad(spectral_radius)),
          (stack,), "radius"),
     ]
-    try:
-        jx = jax_programs()
-    except Exception as exc:         # JAX is optional
-        jx = None
-        print(f"(JAX rows skipped: {type(exc).__name__}: {exc})")
+    jx = optional_jax(jax_programs)
     print(f"python {sys.version.split()[0]}, numpy {np.__version__}, numba {numba.__version__}, "
           f"jax {jx['version'] if jx else 'absent'}, {os.cpu_count()} cores; best of 7\n")
     head = f"{'case':42} | {'transpyle':12} | {'JAX jit':12} | {'ratio':7} | {'compile tp / jax':17} | agreement"

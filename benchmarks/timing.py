@@ -34,6 +34,15 @@ def rel_err(a, b):
     return float(np.max(np.abs(a - b)) / max(np.max(np.abs(b)), 1e-300))
 
 
+def optional_jax(programs):
+    """``programs()`` (the JAX versions of a benchmark's rows), or None when JAX is unavailable."""
+    try:
+        return programs()
+    except Exception as exc:          # JAX is optional
+        print(f"(JAX rows skipped: {type(exc).__name__}: {exc})")
+        return None
+
+
 def timed_first_call(fn):
     """(fn(), seconds it took): the first call, which compiles."""
     t0 = time.perf_counter()

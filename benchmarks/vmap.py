@@ -21,7 +21,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import transpyle  # noqa: E402
-from timing import best_time, rel_err  # noqa: E402
+from timing import best_time, optional_jax, rel_err  # noqa: E402
 
 B_LOGISTIC, D = 100_000, 64
 B_PENDULUM, STEPS = 10_000, 1_000
@@ -81,11 +81,7 @@ def main():
         (f"pendulum loop, B={B_PENDULUM}, n={STEPS}", "pendulum", pendulum, (0, None), (params, STEPS),
          lambda i: (params[i], STEPS)),
     ]
-    try:
-        jx = jax_programs()
-    except Exception as exc:
-        jx = None
-        print(f"(JAX rows skipped: {type(exc).__name__}: {exc})")
+    jx = optional_jax(jax_programs)
     threads = numba.get_num_threads()
     print(f"python {sys.version.split()[0]}, numpy {np.__version__}, numba {numba.__version__}, "
           f"jax {jx['version'] if jx else 'absent'}, {threads} threads; best of 5\n")

@@ -506,19 +506,6 @@ def hermitian_eigenvectors(x):
     return np.sum(np.abs(np.linalg.eigh(a)[1]))
 
 
-@pytest.mark.parametrize("backend", ALL_BACKENDS)
-def test_eigenvalues_of_complex_hermitian_matrices(backend, rng):
-    from test_complex import wirtinger_fd
-    x = rng.normal(size=(3, 3)) + 1j * rng.normal(size=(3, 3))
-    got = transpyle.grad(hermitian_eigenvalues, backend=backend)(x)
-    np.testing.assert_allclose(got, wirtinger_fd(hermitian_eigenvalues, x), rtol=1e-6, atol=1e-7)
-    direction = rng.normal(size=(3, 3)) + 1j * rng.normal(size=(3, 3))
-    _, tangent = transpyle.jvp(hermitian_eigenvalues, (x,), (direction,), backend=backend)
-    h = 1e-6
-    fd = (hermitian_eigenvalues(x + h * direction) - hermitian_eigenvalues(x - h * direction)) / (2 * h)
-    assert tangent == pytest.approx(fd, rel=1e-6)
-
-
 def test_eigenvectors_of_complex_matrices_are_an_error_where_differentiated(rng):
     x = rng.normal(size=(3, 3)) + 1j * rng.normal(size=(3, 3))
     with pytest.raises(transpyle.TranspileError, match=r"test_linalg.py:\d+.*eigenvectors of complex"):
@@ -531,33 +518,28 @@ def hermitian_cholesky(x, c):
     return np.sum(np.real(c * low)) + np.sum(np.abs(low) ** 2)
 
 
-@pytest.mark.parametrize("backend", ALL_BACKENDS)
-def test_cholesky_of_complex_hermitian_matrices(backend, rng):
-    from test_complex import wirtinger_fd
-    x = rng.normal(size=(3, 3)) + 1j * rng.normal(size=(3, 3))
-    c = rng.normal(size=(3, 3)) + 1j * rng.normal(size=(3, 3))
-    got = transpyle.grad(hermitian_cholesky, backend=backend)(x, c)
-    np.testing.assert_allclose(got, wirtinger_fd(lambda z: hermitian_cholesky(z, c), x), rtol=1e-6, atol=1e-7)
-    direction = rng.normal(size=(3, 3)) + 1j * rng.normal(size=(3, 3))
-    _, tangent = transpyle.jvp(hermitian_cholesky, (x, c), (direction, np.zeros_like(c)), backend=backend)
-    h = 1e-6
-    fd = (hermitian_cholesky(x + h * direction, c) - hermitian_cholesky(x - h * direction, c)) / (2 * h)
-    assert tangent == pytest.approx(fd, rel=1e-6)
-
-
 def complex_singular_values(x):
     u, s, vh = np.linalg.svd(x, full_matrices=False)
     return np.sum(s * np.arange(1.0, s.shape[0] + 1)) + np.linalg.norm(x, "nuc")
 
 
 @pytest.mark.parametrize("backend", ALL_BACKENDS)
-def test_singular_values_of_complex_matrices(backend, rng):
-    from test_complex import wirtinger_fd
-    x = rng.normal(size=(4, 3)) + 1j * rng.normal(size=(4, 3))
-    got = transpyle.grad(complex_singular_values, backend=backend)(x)
-    np.testing.assert_allclose(got, wirtinger_fd(complex_singular_values, x), rtol=1e-6, atol=1e-7)
-    direction = rng.normal(size=(4, 3)) + 1j * rng.normal(size=(4, 3))
-    _, tangent = transpyle.jvp(complex_singular_values, (x,), (direction,), backend=backend)
+@pytest.mark.parametrize("fn, shape, extra", [
+    (hermitian_eigenvalues, (3, 3), 0),
+    (hermitian_cholesky, (3, 3), 1),
+    (complex_singular_values, (4, 3), 0),
+], ids=["eigvalsh", "cholesky", "singular-values"])
+def test_complex_matrices_of_the_hermitian_and_svd_rules(fn, shape, extra, backend, rng):
+    """grad against df/dx - i df/dy by central differences, jvp along a random complex direction (the
+    other arguments are constants)."""
+    from test_complex import complex_normal, wirtinger_fd
+    x = complex_normal(rng, shape)
+    others = tuple(complex_normal(rng, shape) for _ in range(extra))
+    got = transpyle.grad(fn, backend=backend)(x, *others)
+    np.testing.assert_allclose(got, wirtinger_fd(lambda z: fn(z, *others), x), rtol=1e-6, atol=1e-7)
+    direction = complex_normal(rng, shape)
+    _, tangent = transpyle.jvp(fn, (x,) + others, (direction,) + tuple(np.zeros_like(o) for o in others),
+                               backend=backend)
     h = 1e-6
-    fd = (complex_singular_values(x + h * direction) - complex_singular_values(x - h * direction)) / (2 * h)
+    fd = (fn(x + h * direction, *others) - fn(x - h * direction, *others)) / (2 * h)
     assert tangent == pytest.approx(fd, rel=1e-6)
