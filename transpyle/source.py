@@ -4,6 +4,7 @@ import builtins
 import hashlib
 import inspect
 import textwrap
+import types
 from dataclasses import dataclass, field
 
 import gast
@@ -40,6 +41,16 @@ class FunctionSource:
         if hasattr(builtins, name):
             return True, getattr(builtins, name)
         return False, None
+
+
+def is_user_function(obj, library=("transpyle.lax",)):
+    """Whether ``obj`` is Python code the transforms read and inline: a plain function that is not
+    numpy's, math's or transpyle's own, except the transpyle modules in ``library`` (lax is written
+    as plain Python to be inlined)."""
+    module = getattr(obj, "__module__", "") or ""
+    if module.startswith("transpyle") and module not in library:
+        return False
+    return isinstance(obj, types.FunctionType) and not module.startswith(("numpy", "math"))
 
 
 def _namespace(func):

@@ -24,7 +24,7 @@ def _statement(s, ctx):
         return [s]
     kinds = operand_kinds(ctx, prim, bound)
     if prim.stack_depth(kinds):
-        return _unstack(s, prim, bound, ctx)
+        return _unstack(s, prim, bound, kinds, ctx)
     if prim.lower is None:
         return [s]
     try:
@@ -36,11 +36,11 @@ def _statement(s, ctx):
     return [s]
 
 
-def _unstack(s, prim, bound, ctx):
+def _unstack(s, prim, bound, kinds, ctx):
     """``y = f(a)`` for a stack ``a``: the first matrix's result sets the shape of ``y``, then a loop
     writes ``y[b] = f(a[b])``; a deeper stack is lowered again inside the loop."""
     stack = bound[prim.stacks]
-    mapped = [bound[p] for p in prim.mapped_operands(operand_kinds(ctx, prim, bound))]
+    mapped = [bound[p] for p in prim.mapped_operands(kinds)]
     target = s.targets[0].id
     out_kind = ctx.kinds[target]
     namer = ctx.namer

@@ -20,7 +20,7 @@ from ..context import DeferredCall
 from ..custom import CustomRule
 from ..rules.common import StaticError
 from ..rules.matrices import composite, multi_output
-from ..source import FunctionSource, read_function
+from ..source import FunctionSource, is_user_function, read_function
 
 _UNSUPPORTED_STATEMENTS = {
     gast.Try: ("try/except", "remove the exception handling from the differentiated function"),
@@ -86,13 +86,6 @@ def _library_name(obj):
             return f"np.linalg.{nm}"
         return f"np.{nm}"
     return f"{mod}.{nm}" if mod else nm
-
-
-def _is_user_function(obj):
-    module = getattr(obj, "__module__", "") or ""
-    if module.startswith("transpyle") and module != "transpyle.lax":
-        return False                   # the API itself is not transformed code
-    return isinstance(obj, types.FunctionType) and not module.startswith(("numpy", "math"))
 
 
 class _Resolver(gast.NodeTransformer):
@@ -275,7 +268,7 @@ class _Resolver(gast.NodeTransformer):
             return gast.copy_location(name(self.ctx.capture(self.unit, node.id, obj)), node)
         if isinstance(obj, types.ModuleType) or isinstance(obj, type):
             return node            # used as a prefix or a dtype; checked where it is used
-        if _is_user_function(getattr(obj, "py_func", obj)) or hasattr(obj, "generated_function") or \
+        if is_user_function(getattr(obj, "py_func", obj)) or hasattr(obj, "generated_function") or \
                 isinstance(obj, CustomRule):
             return self._function_value(node, obj)   # passed to a helper that calls it: inlined there
         raise self.ctx.error(node, f"'{node.id}' ({type(obj).__name__}) cannot be used as a value here",
@@ -366,7 +359,7 @@ class _Resolver(gast.NodeTransformer):
             self.ctx.functions[key] = obj
             node.func = name(key)
             return node
-        if _is_user_function(obj):
+        if is_user_function(obj):
             try:
                 unit = read_function(obj)
             except Exception as exc:

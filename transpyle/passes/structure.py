@@ -16,7 +16,6 @@ expressions (names of leaf variables, or constants).
 import copy
 import dataclasses
 import re
-import types
 
 import gast
 
@@ -24,7 +23,7 @@ from .. import tree as pytree
 from ..ast_utils import all_names, assign, const, name, stored_names, to_source
 from ..errors import TranspileError
 from ..naming import Namer
-from ..source import FunctionSource, read_function
+from ..source import FunctionSource, is_user_function, read_function
 
 
 @dataclasses.dataclass
@@ -67,11 +66,6 @@ def _describe(s):
 def _ident(key):
     """A key as part of a variable name (``params_0_W``)."""
     return re.sub(r"\W", "_", str(key))
-
-
-def _is_user_function(obj):
-    module = getattr(obj, "__module__", "") or ""
-    return isinstance(obj, types.FunctionType) and not module.startswith(("numpy", "math", "transpyle"))
 
 
 def _static_key(node, consts):
@@ -348,7 +342,8 @@ class _Flattener:
             result = self.call_transform(node, transform, out)
             if result is not None:
                 return result
-        if _is_user_function(obj) or (isinstance(func, gast.Name) and func.id in self.nested):
+        # lax's helpers are not specialized: they take functions, which this pass does not substitute
+        if is_user_function(obj, library=()) or (isinstance(func, gast.Name) and func.id in self.nested):
             result = self.call_helper(node, obj, out)
             if result is not None:
                 return result
