@@ -390,10 +390,35 @@ Same layout as :func:`jacfwd`; cheaper when outputs are fewer than inputs."""
 class Vmapped(Transformed):
     """``vmap(f)``: f run over a batch; the batch sizes are checked on every call, as in JAX."""
 
-    def __init__(self, fun, in_axes=0, out_axes=0, backend=None):
+    def __init__(self, fun, in_axes=0, out_axes=0, backend=None, strategy="auto"):
         super().__init__(fun, "vmap", 0, False, backend)
-        self.in_axes, self.out_axes = in_axes, out_axes
+        if strategy not in ("auto",) + pipeline.STRATEGIES:
+            raise TranspileError(f"unknown vmap strategy '{strategy}'",
+                                 hint="one of: auto, " + ", ".join(pipeline.STRATEGIES))
+        self.in_axes, self.out_axes, self.strategy = in_axes, out_axes, strategy
         self.transform_options = {"in_axes": in_axes, "out_axes": out_axes}
+
+    def _transform(self, kinds, static=None):
+        """Array lifting where asked, or by default on the numpy backend (whose loops are slow) when the
+        function lifts; loop lifting otherwise (compiled loops: every construct, all cores)."""
+        strategy = self.strategy
+        if strategy == "auto":
+            strategy = "array" if self.backend_name == "numpy" else "loop"
+        options = dict(self.transform_options, strategy=strategy)
+        try:
+            return pipeline.transform(self.fun, "vmap", (), kinds, static=static, **options)
+        except TranspileError as exc:
+            if self.strategy != "auto" or strategy != "array" or exc.stage != "lift":
+                raise
+        return pipeline.transform(self.fun, "vmap", (), kinds, static=static, **dict(options, strategy="loop"))
+
+    def generated_function(self, kinds):
+        # what another transform reads: the loop-lifting driver, which is inside the accepted subset
+        saved, self.strategy = self.strategy, "loop"
+        try:
+            return super().generated_function(kinds)
+        finally:
+            self.strategy = saved
 
     def __call__(self, *args, **kwargs):
         args = tuple(_bind(self.fun, self.signature, args, kwargs))
@@ -407,7 +432,7 @@ class Vmapped(Transformed):
         out_axes = self.out_axes
         if not isinstance(out_axes, int) and fun_out is not None and not fun_out.is_leaf:
             out_axes = tuple(flat.axes_for_leaves(out_axes, fun_out, "out_axes"))
-        return Vmapped(source, in_axes, out_axes, self.backend), fun_out, fun_layout
+        return Vmapped(source, in_axes, out_axes, self.backend, self.strategy), fun_out, fun_layout
 
     def _check_batch(self, args):
         from .passes.batch import normalize_in_axes
@@ -481,12 +506,14 @@ def jit(fun=None, static_argnums=(), static_argnames=(), backend=None):
     return Jitted(fun, static_argnums, static_argnames, backend)
 
 
-def vmap(fun=None, in_axes=0, out_axes=0, backend=None):
+def vmap(fun=None, in_axes=0, out_axes=0, backend=None, strategy="auto"):
     """``f`` over a batch: ``in_axes`` an int, None (broadcast) or a tuple per argument; ``out_axes`` an
-    int or a tuple per output. Compiled by loop lifting: the per-example code runs in a parallel loop."""
+    int or a tuple per output. ``strategy``: ``"loop"`` (loop lifting: the per-example code runs in a
+    parallel loop), ``"array"`` (array lifting: batched array operations, masks for data-dependent
+    control flow) or ``"auto"`` (array on the numpy backend where the function lifts, loop otherwise)."""
     if fun is None:
-        return lambda f: Vmapped(f, in_axes, out_axes, backend)
-    return Vmapped(fun, in_axes, out_axes, backend)
+        return lambda f: Vmapped(f, in_axes, out_axes, backend, strategy)
+    return Vmapped(fun, in_axes, out_axes, backend, strategy)
 
 
 for _transform in (jit, vmap):
@@ -534,18 +561,18 @@ def _specialization(fun, mode, argnums, args, kinds, has_aux, holomorphic):
 
 
 def generate(fun, mode="grad", argnums=0, args=None, kinds=None, has_aux=False, holomorphic=False, in_axes=0,
-             out_axes=0, after=None):
+             out_axes=0, after=None, strategy="loop"):
     """(name, gast FunctionDef, Context) of the generated function; see :func:`show`."""
     fun, mode, nums, arg_kinds, tuple_argnums, treedefs = _specialization(fun, mode, argnums, args, kinds, has_aux,
                                                                            holomorphic)
     if treedefs is not None and mode == "vmap":
         in_axes = flat.leaf_in_axes(in_axes, treedefs)
     return pipeline.transform(fun, mode, nums, arg_kinds, has_aux, tuple_argnums, after=after,
-                              holomorphic=holomorphic, in_axes=in_axes, out_axes=out_axes)
+                              holomorphic=holomorphic, in_axes=in_axes, out_axes=out_axes, strategy=strategy)
 
 
 def show(fun, mode="grad", argnums=0, args=None, kinds=None, has_aux=False, after=None, holomorphic=False,
-         in_axes=0, out_axes=0):
+         in_axes=0, out_axes=0, strategy="loop"):
     """The generated source for ``fun`` under ``mode`` (what is compiled).
 
     Specialisation needs the argument kinds: give example ``args``, or ``kinds`` as strings
@@ -553,7 +580,7 @@ def show(fun, mode="grad", argnums=0, args=None, kinds=None, has_aux=False, afte
     uses its parameters (see ``guess``) and named in the header. ``after`` names a pass to print the tree after instead (see ``pipeline.PASSES``).
     """
     options = dict(mode=mode, argnums=argnums, args=args, kinds=kinds, has_aux=has_aux, holomorphic=holomorphic,
-                   in_axes=in_axes, out_axes=out_axes)
+                   in_axes=in_axes, out_axes=out_axes, strategy=strategy)
     if after is not None:
         import contextlib
         import io

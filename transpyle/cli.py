@@ -55,6 +55,8 @@ def main(argv=None):
                            "a pytree argument as a literal of kinds, e.g. \"{'W': 'f8[:, :]', 'b': 'f8[:]'}\"")
     show.add_argument("--after", default=None, help="print the function after this pass instead")
     show.add_argument("--in-axes", default="0", help="for --mode vmap: one axis or None per argument, e.g. 0,None")
+    show.add_argument("--strategy", default="loop", choices=["loop", "array"],
+                      help="for --mode vmap: loop lifting (a parallel loop over examples) or array lifting")
     comp = sub.add_parser("compile", help="write generated functions into a module that runs without transpyle")
     comp.add_argument("source", help="FILE.py holding the functions")
     comp.add_argument("--function", action="append", required=True, help="a function to compile (repeatable)")
@@ -80,7 +82,7 @@ def main(argv=None):
     kinds = _split_kinds(opts.kinds) if opts.kinds else None
     try:
         text = api.show(func, mode=opts.mode, argnums=_argnums(opts.argnums), kinds=kinds, after=opts.after,
-                        in_axes=_in_axes(opts.in_axes))
+                        in_axes=_in_axes(opts.in_axes), strategy=opts.strategy)
     except TranspileError as exc:
         print(f"transpyle: {exc}", file=sys.stderr)
         return 1

@@ -15,8 +15,8 @@ from .ast_utils import all_names, assign, comment, const, stored_names, to_sourc
 from .context import Context, NeedKinds
 from .errors import TranspileError
 from .kinds import Kind, TupleKind, kind_of_value
-from .passes import (activity, batch, custom_rules, forward, infer, inline, jacobian, jumps, lower_calls, normalize,
-                     resolve, reverse)
+from .passes import (activity, batch, custom_rules, forward, infer, inline, jacobian, jumps, lift, lower_calls,
+                     normalize, resolve, reverse)
 from .source import FunctionSource, read_function
 
 #: (name, what it does) in the order they run
@@ -31,9 +31,12 @@ PASSES = [
     ("reverse", "primal sweep with tapes + adjoint sweep (grad, value_and_grad, vjp)"),
     ("forward", "primal and tangent statements side by side (jvp)"),
     ("custom_rules", "markers of custom derivative rules -> plain values; bwd rules inlined"),
+    ("lift", "vmap by array lifting: batched values, rules per primitive, masks for control flow"),
 ]
 
 MODES = ("primal", "grad", "value_and_grad", "vjp", "jvp", "jacfwd", "jacrev", "vmap")
+#: how vmap is compiled: a parallel loop over the per-example function, or batched array code
+STRATEGIES = ("loop", "array")
 
 
 def _dump(stage, tree, after):
@@ -60,7 +63,7 @@ def prepare(tree, unit, ctx):
 
 
 def transform(func, mode="grad", argnums=(0,), arg_kinds=(), has_aux=False, tuple_argnums=False, after=None,
-              holomorphic=False, in_axes=0, out_axes=0, static=None):
+              holomorphic=False, in_axes=0, out_axes=0, static=None, strategy="loop"):
     """Run the pipeline on ``func``; returns (function name, gast FunctionDef, Context)."""
     if mode not in MODES:
         raise TranspileError(f"unknown mode '{mode}'", hint="one of: " + ", ".join(MODES))
@@ -130,6 +133,11 @@ def transform(func, mode="grad", argnums=(0,), arg_kinds=(), has_aux=False, tupl
         tree.name = f"{unit.name}_primal"
         return tree.name, tree, ctx
     if mode == "vmap":
+        if strategy not in STRATEGIES:
+            raise TranspileError(f"unknown vmap strategy '{strategy}'", hint="one of: " + ", ".join(STRATEGIES))
+        if strategy == "array":
+            stage("lift", lambda t: _lift(t, ctx, full_kinds, in_axes, out_axes))
+            return tree.name, tree, ctx
         return _vmap(tree, ctx, full_kinds, in_axes, out_axes)
     diff_outputs = outputs[:1] if has_aux else outputs
     if generated and mode in ("grad", "value_and_grad", "jacrev"):
@@ -252,6 +260,21 @@ def _jacobian(tree, ctx, mode, has_aux, tuple_argnums, diff_outputs, with_value=
 
 def _vmap(tree, ctx, full_kinds, in_axes, out_axes):
     """The per-example function as a helper, and the loop-lifting driver (see ``passes/batch``)."""
+    params, kinds, all_axes, out_kinds, tuple_out, out_axes = _vmap_signature(tree, ctx, full_kinds, in_axes,
+                                                                              out_axes)
+    name = ctx.source.name
+    primal = tree
+    primal.name = f"{name}_primal"
+    ctx.helpers = [primal]
+    driver = batch.vmap_driver(ctx.namer, f"{name}_vmap", params, kinds, all_axes, out_kinds, tuple_out, out_axes,
+                               primal.name)
+    axes = ", ".join(f"axis {a} of {p}" for p, a in zip(params, in_axes) if a is not None)
+    driver.body.insert(0, comment(f"transpyle: vmap of {name} over {axes}: one call per example, in parallel"))
+    return driver.name, driver, ctx
+
+
+def _vmap_signature(tree, ctx, full_kinds, in_axes, out_axes):
+    """(parameters, their batched kinds, in_axes, output kinds, tuple output, out_axes) of a vmap."""
     ret = tree.body[-1]
     tuple_out, out_kinds = _output_kinds(ret, ctx, has_aux=False)
     for k in out_kinds:
@@ -261,15 +284,18 @@ def _vmap(tree, ctx, full_kinds, in_axes, out_axes):
     params = [a.id for a in tree.args.args]
     captured = len(params) - len(full_kinds)
     kinds = dict(zip(params, full_kinds + tuple(ctx.arg_kinds[p] for p in params[len(full_kinds):])))
+    return params, kinds, tuple(in_axes) + (None,) * captured, out_kinds, tuple_out, out_axes
+
+
+def _lift(tree, ctx, full_kinds, in_axes, out_axes):
+    """The batched function by array lifting (see ``passes/lift``)."""
+    params, kinds, in_axes, out_kinds, _, out_axes = _vmap_signature(tree, ctx, full_kinds, in_axes, out_axes)
     name = ctx.source.name
-    primal = tree
-    primal.name = f"{name}_primal"
-    ctx.helpers = [primal]
-    driver = batch.vmap_driver(ctx.namer, f"{name}_vmap", params, kinds, tuple(in_axes) + (None,) * captured,
-                               out_kinds, tuple_out, out_axes, primal.name)
+    lift.run(tree, ctx, in_axes, out_axes, out_kinds, kinds)
+    tree.name = f"{name}_vmap"
     axes = ", ".join(f"axis {a} of {p}" for p, a in zip(params, in_axes) if a is not None)
-    driver.body.insert(0, comment(f"transpyle: vmap of {name} over {axes}: one call per example, in parallel"))
-    return driver.name, driver, ctx
+    tree.body.insert(0, comment(f"transpyle: vmap of {name} over {axes}: array lifting (batched array code)"))
+    return tree
 
 
 def _add_captured_parameters(tree, ctx):

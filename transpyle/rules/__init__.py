@@ -10,6 +10,14 @@ An adjoint template is an expression (added to the operand's adjoint, un-broadca
 operand's shape by one shared helper when the primitive broadcasts) or a full statement
 using ``bx`` for the adjoint of parameter ``x`` (for rules that write into part of it).
 Rules whose form depends on ranks or static arguments are functions of ``(kinds, statics)``.
+
+The batching rule (``batch``) says what array lifting (``passes/lift``) emits when operands carry a
+leading batch axis: ``LANEWISE`` (the same call on the batched operands, their ranks aligned: every
+elementwise primitive), ``SHAPE`` (a fact about shapes, the same for every example), an
+:class:`AlongAxis` (a reduction: the run-time helper reducing along the shifted axis), or a function
+``(batched, kinds, statics) -> template`` (``batched``: parameter -> whether it has the batch axis;
+the template names the operands by parameter, ``None`` when no vectorized form fits). Primitives
+without a rule run once per example in a loop over the batch.
 """
 import copy
 from dataclasses import dataclass
@@ -32,6 +40,7 @@ class Primitive:
     lower: object = None          # (call node, statics, kinds) -> expression emitted instead
     varargs: bool = False         # the first parameter takes a tuple/list of operands
     jvp: object = None            # LINEAR, dict param -> tangent template, or (kinds, statics) -> dict
+    batch: object = None          # LANEWISE, SHAPE, AlongAxis, (batched, kinds, statics) -> template, or None
 
     @property
     def stacks(self):
@@ -94,15 +103,28 @@ def _parse_signature(sig):
 
 #: the forward rule of a linear primitive: the primitive itself, applied to the tangents
 LINEAR = "linear"
+#: batching rules (see the module docstring)
+LANEWISE = "lanewise"
+SHAPE = "shape"
+
+
+@dataclass(frozen=True)
+class AlongAxis:
+    """The batching rule of a reduction: ``rt.<helper>(x, axis, keepdims)`` with the axis shifted past
+    the batch axis (all the per-example axes, flattened into one, for a full reduction)."""
+    helper: str
 
 
 def define(key, objects, signature, kind, vjp=None, diff=None, broadcasts=False, lower=None, varargs=False,
-           jvp=None):
-    """Register a primitive. ``objects`` are the Python callables that resolve to it."""
+           jvp=None, batch=None):
+    """Register a primitive. ``objects`` are the Python callables that resolve to it. Primitives that
+    broadcast are elementwise, so their batching rule defaults to ``LANEWISE``."""
     params, defaults = _parse_signature(signature)
     if diff is None:
         diff = tuple(p for p in params if p not in defaults) if (vjp is not None or jvp is not None) else ()
-    prim = Primitive(key, params, defaults, tuple(diff), kind, vjp, broadcasts, lower, varargs, jvp)
+    if batch is None and broadcasts and key != "setitem":
+        batch = LANEWISE
+    prim = Primitive(key, params, defaults, tuple(diff), kind, vjp, broadcasts, lower, varargs, jvp, batch)
     _BY_KEY[key] = prim
     for obj in objects:
         _BY_OBJECT[id(obj)] = (obj, prim)

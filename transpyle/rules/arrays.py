@@ -7,7 +7,7 @@ old contents no longer reach the output.
 import numpy as np
 
 from ..kinds import INT, Kind, TupleKind
-from . import LINEAR, define
+from . import LANEWISE, LINEAR, SHAPE, define
 from .common import StaticError, const_value, dtype_of, shape_rank
 
 
@@ -45,11 +45,12 @@ define("setitem", [], "x, index, v", lambda k, s: k["x"], _setitem_vjp, diff=("v
 
 # ---- copies and reshapes ---------------------------------------------------------------------
 define("np.copy", [np.copy, np.array, np.asarray, np.ascontiguousarray], "x", lambda k, s: k["x"], {"x": "g"},
-       jvp=LINEAR)
-define("float", [float], "x", lambda k, s: Kind("float64"), {"x": "g"}, jvp=LINEAR)
-define("int", [int], "x", lambda k, s: INT)
-define("len", [len], "x", lambda k, s: INT)
-define("np.shape", [np.shape], "x", lambda k, s: TupleKind((INT,) * k["x"].ndim))
+       jvp=LINEAR, batch=LANEWISE)
+define("float", [float], "x", lambda k, s: Kind("float64"), {"x": "g"}, jvp=LINEAR,
+       batch=lambda b, k, s: "x.astype(np.float64)")
+define("int", [int], "x", lambda k, s: INT, batch=lambda b, k, s: "x.astype(np.int64)")
+define("len", [len], "x", lambda k, s: INT, batch=SHAPE)
+define("np.shape", [np.shape], "x", lambda k, s: TupleKind((INT,) * k["x"].ndim), batch=SHAPE)
 
 
 def _reshape_kind(k, s):
@@ -144,9 +145,9 @@ define("np.full", [np.full], "shape, fill_value, dtype=None",
        lambda k, s: _made("shape")(k, s) if s["dtype"].value is not None
        else k["fill_value"].with_ndim(_made("shape")(k, s).ndim),
        {"fill_value": "np.sum(g)"}, diff=("fill_value",), jvp=LINEAR)
-define("np.zeros_like", [np.zeros_like], "x, dtype=None", _like)
-define("np.ones_like", [np.ones_like], "x, dtype=None", _like)
-define("np.empty_like", [np.empty_like], "x, dtype=None", _like)
+define("np.zeros_like", [np.zeros_like], "x, dtype=None", _like, batch=LANEWISE)
+define("np.ones_like", [np.ones_like], "x, dtype=None", _like, batch=LANEWISE)
+define("np.empty_like", [np.empty_like], "x, dtype=None", _like, batch=LANEWISE)
 define("np.full_like", [np.full_like], "x, fill_value", lambda k, s: k["x"], {"fill_value": "np.sum(g)"},
        diff=("fill_value",), jvp=LINEAR)
 define("np.arange", [np.arange], "start, stop=None, step=None",

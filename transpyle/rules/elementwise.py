@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from . import define
+from . import LANEWISE, define
 from .common import StaticError, boolean, elementwise, floating, real_of, same
 
 # ---- operators (keys are the gast operator class names) -------------------------------------
@@ -25,7 +25,7 @@ define("Mod", [np.mod, np.remainder], "a, b", elementwise("a", "b"),
        {"a": "g", "b": "-g * np.floor(a / b)"}, broadcasts=True)
 define("USub", [np.negative], "x", same("x"), {"x": "-g"}, broadcasts=True)
 define("UAdd", [np.positive], "x", same("x"), {"x": "g"}, broadcasts=True)
-define("Not", [np.logical_not], "x", boolean("x"))
+define("Not", [np.logical_not], "x", boolean("x"), batch=LANEWISE)
 def _ordered(k, s):
     if k["a"].is_complex or k["b"].is_complex:
         raise StaticError("complex numbers cannot be ordered", )
@@ -33,13 +33,13 @@ def _ordered(k, s):
 
 
 for _op in ("Eq", "NotEq"):
-    define(_op, [], "a, b", boolean("a", "b"))
+    define(_op, [], "a, b", boolean("a", "b"), batch=LANEWISE)
 for _op in ("Lt", "LtE", "Gt", "GtE"):
-    define(_op, [], "a, b", _ordered)
-define("np.logical_and", [np.logical_and], "a, b", boolean("a", "b"))
-define("np.logical_or", [np.logical_or], "a, b", boolean("a", "b"))
-define("np.isnan", [np.isnan, math.isnan], "x", boolean("x"))
-define("np.isfinite", [np.isfinite, math.isfinite], "x", boolean("x"))
+    define(_op, [], "a, b", _ordered, batch=LANEWISE)
+define("np.logical_and", [np.logical_and], "a, b", boolean("a", "b"), batch=LANEWISE)
+define("np.logical_or", [np.logical_or], "a, b", boolean("a", "b"), batch=LANEWISE)
+define("np.isnan", [np.isnan, math.isnan], "x", boolean("x"), batch=LANEWISE)
+define("np.isfinite", [np.isfinite, math.isfinite], "x", boolean("x"), batch=LANEWISE)
 
 # ---- unary functions: y = f(x) ----------------------------------------------------------------
 _UNARY = {
@@ -98,7 +98,7 @@ define("np.conj", [np.conj, np.conjugate], "x", same("x"), {"x": "np.conj(g)"}, 
 # piecewise-constant functions: derivative zero almost everywhere
 for _name, _more in {"sign": [], "floor": [math.floor], "ceil": [math.ceil], "round": [round],
                      "rint": [], "trunc": [math.trunc]}.items():
-    define(f"np.{_name}", [getattr(np, _name)] + _more, "x", same("x"))
+    define(f"np.{_name}", [getattr(np, _name)] + _more, "x", same("x"), batch=LANEWISE)
 
 define("np.arctan2", [np.arctan2, math.atan2], "a, b", floating("a", "b"),
        {"a": "g * b / (a * a + b * b)", "b": "-g * a / (a * a + b * b)"}, broadcasts=True)

@@ -8,13 +8,14 @@ import numpy as np
 
 from .. import runtime as rt
 from ..kinds import BOOL, INT, Kind
-from . import LINEAR, define
+from . import LANEWISE, LINEAR, define
 from .common import StaticError
 
 # the user's stop_gradient(x): x, with no derivative in either mode
-define("stop_gradient", [rt.stop_gradient], "x", lambda k, s: k["x"])
+define("stop_gradient", [rt.stop_gradient], "x", lambda k, s: k["x"], batch=LANEWISE)
 # the loop test of a `for ... range` loop that can break (written by the jumps pass)
-define("rt.in_range", [rt.in_range], "i, stop, step", lambda k, s: BOOL)
+define("rt.in_range", [rt.in_range], "i, stop, step", lambda k, s: BOOL,
+       batch=lambda b, k, s: None if b["step"] else "np.logical_and(i < stop, step > 0) | np.logical_and(i > stop, step < 0)")
 define("rt.stack_like", [rt.stack_like], "n, item", lambda k, s: k["item"].with_ndim(k["item"].ndim + 1))
 define("rt.trip_count", [rt.trip_count], "start, stop, step", lambda k, s: INT)
 # tapes of arrays (lists); to kinds a tape of rank-r arrays has rank r + 1, and its tangent is a tape too

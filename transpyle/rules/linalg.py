@@ -40,8 +40,28 @@ def _dot_jvp(k, s):
     return {"a": "np.dot(t, b)", "b": "np.dot(a, t)"}
 
 
-define("np.dot", [np.dot], "a, b", _dot_kind, _dot_vjp, jvp=_dot_jvp)
-define("MatMult", [np.matmul], "a, b", _dot_kind, _dot_vjp, jvp=_dot_jvp)
+# batched products (a leading batch axis on a, b or both) that one 2-D product or a sum computes;
+# keyed by (rank of a, rank of b, a batched, b batched) for one example; other cases run per example
+_DOT_BATCH = {
+    (1, 1, True, True): "rt.sum_axis(a * b, 1, False)",
+    (1, 1, True, False): "np.dot(a, b)",
+    (1, 1, False, True): "np.dot(b, a)",
+    (2, 1, False, True): "np.dot(b, np.transpose(a))",       # rows W @ x_b of one matrix W
+    (2, 1, True, True): "rt.sum_axis(a * np.expand_dims(b, 1), 2, False)",
+    (1, 2, True, False): "np.dot(a, b)",                     # x_b @ W
+    (1, 2, True, True): "rt.sum_axis(np.expand_dims(a, 2) * b, 1, False)",
+}
+
+
+def _dot_batch(batched, k, s):
+    ranks = (k["a"].ndim, k["b"].ndim)
+    if 0 in ranks:
+        return "a * b" if ranks == (0, 0) else None
+    return _DOT_BATCH.get(ranks + (batched["a"], batched["b"]))
+
+
+define("np.dot", [np.dot], "a, b", _dot_kind, _dot_vjp, jvp=_dot_jvp, batch=_dot_batch)
+define("MatMult", [np.matmul], "a, b", _dot_kind, _dot_vjp, jvp=_dot_jvp, batch=_dot_batch)
 define("np.outer", [np.outer], "a, b", lambda k, s: promote(k["a"], k["b"]).with_ndim(2),
        {"a": "np.dot(g, b)", "b": "np.dot(a, g)"}, jvp={"a": "np.outer(t, b)", "b": "np.outer(a, t)"})
 define("np.transpose", [np.transpose], "x", lambda k, s: k["x"], {"x": "np.transpose(g)"}, jvp=LINEAR)

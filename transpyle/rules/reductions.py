@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import runtime as rt
 from ..ast_utils import parse_expr, template_expr
-from . import LINEAR, define
+from . import LINEAR, AlongAxis, define
 from .common import axis_of, const_value, reduced
 
 
@@ -79,14 +79,19 @@ def _chooser_jvp(k, s):
 
 
 _SIG = "x, axis=None, keepdims=False"
-define("np.sum", [np.sum, rt.sum_axis], _SIG, reduced, _sum_vjp, diff=("x",), lower=_lower("sum_axis"), jvp=LINEAR)
+define("np.sum", [np.sum, rt.sum_axis], _SIG, reduced, _sum_vjp, diff=("x",), lower=_lower("sum_axis"),
+       batch=AlongAxis("sum_axis"), jvp=LINEAR)
 define("np.mean", [np.mean, rt.mean_axis], _SIG, lambda k, s: reduced(k, s).with_dtype("float64")
-       if not k["x"].is_float else reduced(k, s), _mean_vjp, diff=("x",), lower=_lower("mean_axis"), jvp=LINEAR)
+       if not k["x"].is_float else reduced(k, s), _mean_vjp, diff=("x",), lower=_lower("mean_axis"),
+       batch=AlongAxis("mean_axis"), jvp=LINEAR)
 define("np.prod", [np.prod, rt.prod_axis], _SIG, reduced, _prod_vjp, diff=("x",), lower=_lower("prod_axis"),
+       batch=AlongAxis("prod_axis"),
        jvp=_prod_jvp)
 define("np.max", [np.max, np.amax, rt.max_axis], _SIG, reduced, _chooser_vjp, diff=("x",), lower=_lower("max_axis"),
+       batch=AlongAxis("max_axis"),
        jvp=_chooser_jvp)
 define("np.min", [np.min, np.amin, rt.min_axis], _SIG, reduced, _chooser_vjp, diff=("x",), lower=_lower("min_axis"),
+       batch=AlongAxis("min_axis"),
        jvp=_chooser_jvp)
 
 __all__ = ["parse_expr"]
