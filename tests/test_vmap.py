@@ -1,6 +1,6 @@
-"""vmap (loop lifting): against a Python loop over examples, for data-dependent control flow,
-in-place writes, helpers, in_axes None/0/1/-1, out_axes, tuple outputs, nested vmap, vmap of grad,
-grad of a loss calling vmap; and JAX-like errors.
+"""vmap, by loop lifting and by array lifting: against a Python loop over examples, for data-dependent
+control flow, in-place writes, helpers, in_axes None/0/1/-1, out_axes, tuple outputs, nested vmap,
+vmap of grad, grad of a loss calling vmap; and JAX-like errors. Each case runs both strategies.
 """
 import math
 
@@ -9,6 +9,16 @@ import pytest
 
 import transpyle
 from gradcheck import ALL_BACKENDS
+
+# (backend, strategy): both strategies on the numpy backend, array lifting compiled by Numba too
+# (loop lifting on Numba is what ALL_BACKENDS's numba case runs)
+STRATEGIES = [("numpy", "loop"), ("numpy", "array"), pytest.param(("numba", "array"), marks=pytest.mark.numba)]
+NUMPY_STRATEGIES = [("numpy", "loop"), ("numpy", "array")]
+
+
+def vmapped(f, how, **options):
+    backend, strategy = how
+    return transpyle.vmap(f, backend=backend, strategy=strategy, **options)
 
 
 def loop_over(f, in_axes, args, out_axes=0):
@@ -86,47 +96,64 @@ def test_branches_and_broadcast_argument(backend, rng):
     assert_same(transpyle.vmap(branchy, in_axes=(0, None), backend=backend)(x, w), loop_over(branchy, (0, None), (x, w)))
 
 
+@pytest.mark.parametrize("how", STRATEGIES)
+def test_branches_per_strategy(how, rng):
+    x, w = rng.normal(size=(7, 5)), rng.normal(size=(7, 5))
+    assert_same(vmapped(branchy, how)(x, w), loop_over(branchy, (0, 0), (x, w)))
+
+
 @pytest.mark.parametrize("backend", ALL_BACKENDS)
 def test_while_with_per_example_trip_counts(backend, rng):
     a = rng.uniform(0.1, 100.0, size=9)
     assert_same(transpyle.vmap(newton_sqrt, backend=backend)(a), np.sqrt(a))
 
 
-def test_in_place_writes_and_helpers(rng):
+@pytest.mark.parametrize("how", STRATEGIES)
+def test_while_per_strategy(how, rng):
+    a = rng.uniform(0.1, 100.0, size=9)
+    assert_same(vmapped(newton_sqrt, how)(a), np.sqrt(a))
+
+
+@pytest.mark.parametrize("how", STRATEGIES)
+def test_in_place_writes_and_helpers(how, rng):
     u, k = rng.normal(size=(4, 8)), rng.uniform(0.1, 0.3, size=4)
-    assert_same(transpyle.vmap(stencil, backend="numpy")(u, k), loop_over(stencil, (0, 0), (u, k)))
+    assert_same(vmapped(stencil, how)(u, k), loop_over(stencil, (0, 0), (u, k)))
 
 
-def test_early_return(rng):
+@pytest.mark.parametrize("how", STRATEGIES)
+def test_early_return(how, rng):
     x = rng.normal(size=(6, 5))
-    assert_same(transpyle.vmap(early_exit, backend="numpy")(x), loop_over(early_exit, (0,), (x,)))
+    assert_same(vmapped(early_exit, how)(x), loop_over(early_exit, (0,), (x,)))
 
 
+@pytest.mark.parametrize("how", NUMPY_STRATEGIES)
 @pytest.mark.parametrize("in_axes", [1, -1])
-def test_in_axes_other_than_zero(in_axes, rng):
+def test_in_axes_other_than_zero(in_axes, how, rng):
     x, w = rng.normal(size=(5, 7)), rng.normal(size=5)
-    got = transpyle.vmap(branchy, in_axes=(in_axes, None), backend="numpy")(x, w)
+    got = vmapped(branchy, how, in_axes=(in_axes, None))(x, w)
     assert_same(got, loop_over(branchy, (1, None), (x, w)))
 
 
+@pytest.mark.parametrize("how", NUMPY_STRATEGIES)
 @pytest.mark.parametrize("out_axes", [0, 1, -1])
-def test_out_axes(out_axes, rng):
+def test_out_axes(out_axes, how, rng):
     m = rng.normal(size=(3, 4, 5))
-    got = transpyle.vmap(matrix_rowsum, out_axes=out_axes, backend="numpy")(m)
+    got = vmapped(matrix_rowsum, how, out_axes=out_axes)(m)
     assert_same(got, loop_over(matrix_rowsum, (0,), (m,), out_axes=out_axes % 2))
 
 
-@pytest.mark.parametrize("backend", ALL_BACKENDS)
-def test_tuple_outputs(backend, rng):
+@pytest.mark.parametrize("how", STRATEGIES)
+def test_tuple_outputs(how, rng):
     x, c = rng.normal(size=(4, 3)), rng.normal(size=4)
-    got = transpyle.vmap(pair, out_axes=(0, 1), backend=backend)(x, c)
+    got = vmapped(pair, how, out_axes=(0, 1))(x, c)
     assert_same(got, loop_over(pair, (0, 0), (x, c), out_axes=(0, 1)))
 
 
-def test_nested_vmap(rng):
+@pytest.mark.parametrize("how", NUMPY_STRATEGIES)
+def test_nested_vmap(how, rng):
     x, w = rng.normal(size=(3, 4, 5)), rng.normal(size=5)
-    inner = transpyle.vmap(branchy, in_axes=(0, None), backend="numpy")
-    got = transpyle.vmap(inner, in_axes=(0, None), backend="numpy")(x, w)
+    inner = vmapped(branchy, how, in_axes=(0, None))
+    got = vmapped(inner, how, in_axes=(0, None))(x, w)
     want = np.array([[branchy(x[i, j], w) for j in range(4)] for i in range(3)])
     assert_same(got, want)
 
@@ -174,3 +201,101 @@ def test_inconsistent_batch_sizes_name_the_arguments(rng):
 def test_bad_in_axes(in_axes, match, rng):
     with pytest.raises(transpyle.TranspileError, match=match):
         transpyle.vmap(branchy, in_axes=in_axes, backend="numpy")(rng.normal(size=(3, 5)), rng.normal(size=5))
+
+
+# ---- array lifting: batching rules, masks and derivatives ---------------------------------------------------
+def newton_from(a, x0):
+    x = x0
+    k = 0
+    while abs(x * x - a) > 1e-10 * a and k < 100:
+        x = 0.5 * (x + a / x)
+        k += 1
+    return x
+
+
+def branchy_loss(w, x, y):
+    r = 0.0
+    for i in range(x.shape[0]):
+        p = np.dot(x[i], w)
+        if p > 0:
+            r += (p - y[i]) ** 2
+        else:
+            r += abs(p - y[i])
+    return r / x.shape[0]
+
+
+def prefix_sum(x, n):
+    s = 0.0
+    for i in range(n):                  # a trip count per example
+        s += x[i] * (i + 1)
+    return s
+
+
+def scatter_double(x, idx):
+    y = np.zeros(x.shape[0])
+    y[idx] = x[idx] * 2.0               # a position per example
+    y[0] += float(idx)
+    return y
+
+
+def mixed_ops(W, x, b):
+    h = np.tanh(np.dot(W, x) + b)       # matrix (unbatched) times vector (batched)
+    m = np.outer(h, x)                  # no batching rule: one call per example
+    s = np.sum(m, axis=0) + np.max(h) * math.floor(np.sum(x))
+    return np.where(s > 0, s, 0.1 * s), np.mean(m)
+
+
+def strided_sum(x, step):
+    s = 0.0
+    for i in range(0, x.shape[0], step):
+        s += x[i]
+    return s
+
+
+@pytest.mark.parametrize("how", STRATEGIES)
+def test_grad_with_per_example_while_trip_counts(how, rng):
+    a, x0 = rng.uniform(0.5, 50.0, size=6), np.full(6, 3.0)
+    g = transpyle.grad(newton_from, backend=how[0])
+    got = vmapped(g, how)(a, x0)
+    assert_same(got, loop_over(g, (0, 0), (a, x0)))
+    np.testing.assert_allclose(got, 0.5 / np.sqrt(a), rtol=1e-8)     # d sqrt(a) / da
+
+
+@pytest.mark.parametrize("how", NUMPY_STRATEGIES)
+def test_per_example_gradients_of_a_loop_with_branches(how, rng):
+    w, x, y = rng.normal(size=3), rng.normal(size=(5, 4, 3)), rng.normal(size=(5, 4))
+    g = transpyle.grad(branchy_loss, backend="numpy")
+    assert_same(vmapped(g, how, in_axes=(None, 0, 0))(w, x, y), loop_over(g, (None, 0, 0), (w, x, y)))
+    jac = transpyle.jacfwd(branchy_loss, backend="numpy")
+    assert_same(vmapped(jac, how, in_axes=(None, 0, 0))(w, x, y), loop_over(jac, (None, 0, 0), (w, x, y)))
+
+
+@pytest.mark.parametrize("how", STRATEGIES)
+def test_loop_bounds_and_write_positions_per_example(how, rng):
+    x, n = rng.normal(size=(6, 5)), np.array([0, 1, 5, 3, 2, 4])
+    assert_same(vmapped(prefix_sum, how)(x, n), loop_over(prefix_sum, (0, 0), (x, n)))
+    assert_same(vmapped(scatter_double, how)(x, n % 5), loop_over(scatter_double, (0, 0), (x, n % 5)))
+
+
+@pytest.mark.parametrize("how", STRATEGIES)
+def test_batching_rules_of_products_reductions_and_selection(how, rng):
+    W, x, b = rng.normal(size=(4, 3)), rng.normal(size=(6, 3)), rng.normal(size=(6, 4))
+    assert_same(vmapped(mixed_ops, how, in_axes=(None, 0, 0))(W, x, b), loop_over(mixed_ops, (None, 0, 0), (W, x, b)))
+    Ws = rng.normal(size=(6, 4, 3))
+    assert_same(vmapped(mixed_ops, how, in_axes=(0, 0, None))(Ws, x, b[0]),
+                loop_over(mixed_ops, (0, 0, None), (Ws, x, b[0])))
+
+
+def test_array_lifting_refuses_what_it_cannot_batch_and_auto_falls_back(rng):
+    x, step = rng.normal(size=(4, 7)), np.array([1, 2, 3, 1])
+    with pytest.raises(transpyle.TranspileError, match=r"(?s)test_vmap.py:\d+.*step differs per example.*strategy='loop'"):
+        transpyle.vmap(strided_sum, backend="numpy", strategy="array")(x, step)
+    assert_same(transpyle.vmap(strided_sum, backend="numpy")(x, step), loop_over(strided_sum, (0, 0), (x, step)))
+    with pytest.raises(transpyle.TranspileError, match="unknown vmap strategy"):
+        transpyle.vmap(strided_sum, strategy="fused")
+
+
+def test_show_array_lifting(rng):
+    text = transpyle.show(branchy, mode="vmap", args=(rng.normal(size=(3, 4)), np.ones(4)), in_axes=(0, None),
+                          strategy="array")
+    assert "array lifting" in text and "prange" not in text and "rt.select_lanes" in text
