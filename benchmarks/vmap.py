@@ -6,10 +6,11 @@ One table from one run:
 - logistic regression, B = 100 000 examples, d = 64: per-example gradient of the loss w.r.t. w;
 - the damped pendulum of benchmarks/loop_grad.py, B = 10 000 parameter pairs, n = 1 000 steps:
   per-example gradient w.r.t. (k, c).
-Columns: transpyle vmap(grad) on all threads and on one thread (numba.set_num_threads), JAX
-jit(vmap(grad)) on CPU (when JAX is installed: the `bench` extra), and a Python loop calling the
-compiled transpyle grad per example (on a subset, scaled to B). All results are checked against
-each other. This is a script, not a test.
+Columns: transpyle vmap(grad) by loop lifting (the numba default) on all threads and on one thread
+(numba.set_num_threads), by array lifting compiled with Numba and run by plain NumPy (the numpy
+backend's default), JAX jit(vmap(grad)) on CPU (when JAX is installed: the `bench` extra), and a
+Python loop calling the compiled transpyle grad per example (on a subset, scaled to B). All results
+are checked against each other. This is a script, not a test.
 """
 import math
 import os
@@ -85,8 +86,8 @@ def main():
     threads = numba.get_num_threads()
     print(f"python {sys.version.split()[0]}, numpy {np.__version__}, numba {numba.__version__}, "
           f"jax {jx['version'] if jx else 'absent'}, {threads} threads; best of 5\n")
-    head = f"{'case':36} | {'vmap(grad)':11} | {'1 thread':11} | {'speedup':7} | {'JAX jit':11} | " \
-           f"{'vs JAX':7} | {'Python loop':11} | agreement"
+    head = f"{'case':36} | {'vmap(grad)':11} | {'1 thread':11} | {'speedup':7} | {'array numba':11} | " \
+           f"{'array numpy':11} | {'JAX jit':11} | {'vs JAX':7} | {'Python loop':11} | agreement"
     print(head)
     print("-" * len(head))
     for label, key, fn, in_axes, args, example in cases:
@@ -102,6 +103,12 @@ def main():
         looped = np.stack([single(*example(i)) for i in range(subset)])
         t_loop = (time.perf_counter() - t0) * len(got) / subset
         agree = [f"loop {rel_err(got[:subset], looped):.0e}"]
+        t_array = {}
+        for backend in ("numba", "numpy"):
+            lifted = transpyle.vmap(transpyle.grad(fn, backend=backend), in_axes=in_axes, backend=backend,
+                                    strategy="array")
+            agree.append(f"array {backend} {rel_err(got, lifted(*args)):.0e}")
+            t_array[backend] = best_time(lambda: lifted(*args), repeat=3)
         t_jax = None
         if jx:
             jfn = jx[key]
@@ -110,7 +117,8 @@ def main():
             agree.append(f"jax {rel_err(got, want):.0e}")
         jcol = f"{t_jax * 1e3:8.2f} ms" if t_jax else "     -     "
         ratio = f"{t_all / t_jax:6.2f}x" if t_jax else "   -   "
-        print(f"{label:36} | {t_all * 1e3:8.2f} ms | {t_one * 1e3:8.2f} ms | {t_one / t_all:6.2f}x | {jcol} | "
+        print(f"{label:36} | {t_all * 1e3:8.2f} ms | {t_one * 1e3:8.2f} ms | {t_one / t_all:6.2f}x | "
+              f"{t_array['numba'] * 1e3:8.2f} ms | {t_array['numpy'] * 1e3:8.2f} ms | {jcol} | "
               f"{ratio} | {t_loop * 1e3:8.1f} ms | {', '.join(agree)}")
     print("\nvs JAX = transpyle time / JAX time (below 1: transpyle faster); speedup = 1 thread / all threads.")
 
