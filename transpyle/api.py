@@ -402,6 +402,23 @@ class Vmapped(Transformed):
         self._check_batch(args)
         return self._entry(args)(*args)
 
+    def _entry(self, args, extra=(), static=None):
+        if self.backend_name != "cuda":
+            return super()._entry(args, extra, static)
+        kinds = _kinds(args)
+        key = (kinds, "cuda", tuple((static or {}).items()))
+        entry = self._compiled.get(key)
+        if entry is None:          # a kernel module: see transpyle/gpu.py
+            from . import gpu
+            from .backends.cuda_backend import compile_kernel_module
+            fname, text, spec, ctx = gpu.build(self.fun, kinds, self.in_axes, self.out_axes, static)
+            entry = compile_kernel_module(load_module(text, fname), spec)
+            getters = [getter for _, getter, _ in ctx.captured.values()]
+            if getters:
+                entry = _with_captured(entry, len(args), getters)
+            self._compiled[key] = entry
+        return entry
+
     def _flat_transform(self, source, treedefs, fun_out, fun_layout):
         in_axes = flat.leaf_in_axes(self.in_axes, treedefs)
         out_axes = self.out_axes
@@ -412,7 +429,8 @@ class Vmapped(Transformed):
     def _check_batch(self, args):
         from .passes.batch import normalize_in_axes
         axes = normalize_in_axes(self.in_axes, _kinds(args), getattr(self.fun, "__name__", "f"))
-        sizes = {i: np.shape(a)[ax] for i, (a, ax) in enumerate(zip(args, axes)) if ax is not None}
+        sizes = {i: (a.shape if hasattr(a, "shape") else np.shape(a))[ax]     # device arrays too
+                 for i, (a, ax) in enumerate(zip(args, axes)) if ax is not None}
         if len(set(sizes.values())) > 1:
             names = list(self.signature.parameters) if self.signature is not None else []
             desc = ", ".join(f"{names[i] if i < len(names) else 'argument ' + str(i)} has size {n} along axis "
@@ -477,7 +495,9 @@ def jit(fun=None, static_argnums=(), static_argnames=(), backend=None):
     statically are inlined (and may be transformed inside: ``g = grad(loss)`` in the body). Non-static
     arguments may drive Python control flow too (unlike JAX): the code is compiled, not traced."""
     if fun is None:
-        return lambda f: Jitted(f, static_argnums, static_argnames, backend)
+        return lambda f: jit(f, static_argnums, static_argnames, backend)
+    if backend == "cuda" and isinstance(fun, Vmapped) and static_argnums == () and static_argnames == ():
+        return Vmapped(fun.fun, fun.in_axes, fun.out_axes, backend)     # a vmapped function is compiled already
     return Jitted(fun, static_argnums, static_argnames, backend)
 
 
