@@ -496,14 +496,19 @@ def jit(fun=None, static_argnums=(), static_argnames=(), backend=None):
     arguments may drive Python control flow too (unlike JAX): the code is compiled, not traced."""
     if fun is None:
         return lambda f: jit(f, static_argnums, static_argnames, backend)
-    if backend == "cuda" and isinstance(fun, Vmapped) and static_argnums == () and static_argnames == ():
-        return Vmapped(fun.fun, fun.in_axes, fun.out_axes, backend)     # a vmapped function is compiled already
+    if backend == "cuda":
+        if static_argnums not in ((), []) or static_argnames not in ((), []):
+            raise TranspileError("jit with static arguments is not supported on the cuda backend",
+                                 hint="make the static values module constants or closure variables (docs/cuda.md)")
+        if isinstance(fun, Vmapped):     # a vmapped function is compiled already: jit is the same kernel
+            return Vmapped(fun.fun, fun.in_axes, fun.out_axes, backend)
     return Jitted(fun, static_argnums, static_argnames, backend)
 
 
 def vmap(fun=None, in_axes=0, out_axes=0, backend=None):
     """``f`` over a batch: ``in_axes`` an int, None (broadcast) or a tuple per argument; ``out_axes`` an
-    int or a tuple per output. Compiled by loop lifting: the per-example code runs in a parallel loop."""
+    int or a tuple per output. Compiled by loop lifting: the per-example code runs in a parallel loop;
+    with ``backend="cuda"`` as a CUDA kernel, one thread per example (docs/cuda.md)."""
     if fun is None:
         return lambda f: Vmapped(f, in_axes, out_axes, backend)
     return Vmapped(fun, in_axes, out_axes, backend)
