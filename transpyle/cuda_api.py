@@ -205,27 +205,9 @@ def empty(shape, dtype):
     return load().device_array(shape, dtype)
 
 
-def zeros(shape, dtype):
-    if implementation() == "cpu":
-        return np.zeros(shape, dtype)
-    out = load().device_array(shape, dtype)
-    _fill_zero(out)
-    return out
-
-
-def _fill_zero(out):
-    # device arrays have no fill method: copy a host array of zeros (one transfer, at set-up)
-    out.copy_to_device(np.zeros(out.shape, out.dtype))
-
-
 def to_host(value):
     return value if isinstance(value, np.ndarray) else value.copy_to_host()
 
 
-def shape_dtype(value):
-    """(shape, dtype) of a host or device array without copying it."""
-    return tuple(value.shape), np.dtype(value.dtype)
-
-
 __all__ = ["grid_start", "grid_stride", "local_array", "atomic_add", "load", "kernel", "device", "configuration", "launch",
-           "is_device_array", "as_device", "empty", "zeros", "to_host", "simulating"]
+           "is_device_array", "as_device", "empty", "to_host", "simulating"]
