@@ -395,6 +395,9 @@ class Vmapped(Transformed):
         if strategy not in ("auto",) + pipeline.STRATEGIES:
             raise TranspileError(f"unknown vmap strategy '{strategy}'",
                                  hint="one of: auto, " + ", ".join(pipeline.STRATEGIES))
+        if strategy == "array" and self.backend_name == "cuda":
+            raise TranspileError("the cuda backend runs one thread per example (loop lifting)",
+                                 hint="drop strategy='array', or use backend='numpy' for array lifting")
         self.in_axes, self.out_axes, self.strategy = in_axes, out_axes, strategy
         self.transform_options = {"in_axes": in_axes, "out_axes": out_axes}
 
@@ -427,6 +430,23 @@ class Vmapped(Transformed):
         self._check_batch(args)
         return self._entry(args)(*args)
 
+    def _entry(self, args, extra=(), static=None):
+        if self.backend_name != "cuda":
+            return super()._entry(args, extra, static)
+        kinds = _kinds(args)
+        key = (kinds, "cuda", tuple((static or {}).items()))
+        entry = self._compiled.get(key)
+        if entry is None:          # a kernel module: see transpyle/gpu.py
+            from . import gpu
+            from .backends.cuda_backend import compile_kernel_module
+            fname, text, spec, ctx = gpu.build(self.fun, kinds, self.in_axes, self.out_axes, static)
+            entry = compile_kernel_module(load_module(text, fname), spec)
+            getters = [getter for _, getter, _ in ctx.captured.values()]
+            if getters:
+                entry = _with_captured(entry, len(args), getters)
+            self._compiled[key] = entry
+        return entry
+
     def _flat_transform(self, source, treedefs, fun_out, fun_layout):
         in_axes = flat.leaf_in_axes(self.in_axes, treedefs)
         out_axes = self.out_axes
@@ -437,7 +457,8 @@ class Vmapped(Transformed):
     def _check_batch(self, args):
         from .passes.batch import normalize_in_axes
         axes = normalize_in_axes(self.in_axes, _kinds(args), getattr(self.fun, "__name__", "f"))
-        sizes = {i: np.shape(a)[ax] for i, (a, ax) in enumerate(zip(args, axes)) if ax is not None}
+        sizes = {i: (a.shape if hasattr(a, "shape") else np.shape(a))[ax]     # device arrays too
+                 for i, (a, ax) in enumerate(zip(args, axes)) if ax is not None}
         if len(set(sizes.values())) > 1:
             names = list(self.signature.parameters) if self.signature is not None else []
             desc = ", ".join(f"{names[i] if i < len(names) else 'argument ' + str(i)} has size {n} along axis "
@@ -502,15 +523,22 @@ def jit(fun=None, static_argnums=(), static_argnames=(), backend=None):
     statically are inlined (and may be transformed inside: ``g = grad(loss)`` in the body). Non-static
     arguments may drive Python control flow too (unlike JAX): the code is compiled, not traced."""
     if fun is None:
-        return lambda f: Jitted(f, static_argnums, static_argnames, backend)
+        return lambda f: jit(f, static_argnums, static_argnames, backend)
+    if backend == "cuda":
+        if static_argnums not in ((), []) or static_argnames not in ((), []):
+            raise TranspileError("jit with static arguments is not supported on the cuda backend",
+                                 hint="make the static values module constants or closure variables (docs/cuda.md)")
+        if isinstance(fun, Vmapped):     # a vmapped function is compiled already: jit is the same kernel
+            return Vmapped(fun.fun, fun.in_axes, fun.out_axes, backend)
     return Jitted(fun, static_argnums, static_argnames, backend)
 
 
 def vmap(fun=None, in_axes=0, out_axes=0, backend=None, strategy="auto"):
     """``f`` over a batch: ``in_axes`` an int, None (broadcast) or a tuple per argument; ``out_axes`` an
     int or a tuple per output. ``strategy``: ``"loop"`` (loop lifting: the per-example code runs in a
-    parallel loop), ``"array"`` (array lifting: batched array operations, masks for data-dependent
-    control flow) or ``"auto"`` (array on the numpy backend where the function lifts, loop otherwise)."""
+    parallel loop; with ``backend="cuda"`` as a CUDA kernel, one thread per example, docs/cuda.md),
+    ``"array"`` (array lifting: batched array operations, masks for data-dependent control flow) or
+    ``"auto"`` (array on the numpy backend where the function lifts, loop otherwise)."""
     if fun is None:
         return lambda f: Vmapped(f, in_axes, out_axes, backend, strategy)
     return Vmapped(fun, in_axes, out_axes, backend, strategy)

@@ -97,6 +97,9 @@ def compile_module(path, functions, modes=("grad",), argnums=0, kinds=None, in_a
     kinds not given are guessed from the source, as ``transpyle show`` does; a pytree argument's
     kinds are a pytree of kind strings, and the compiled function takes its leaves in order.
     ``in_axes`` (for ``vmap``) is one value for every function or a dict by function name."""
+    if backend == "cuda":
+        raise TranspileError("compiled modules for the cuda backend are not implemented",
+                             hint="use vmap(..., backend='cuda') from Python (docs/cuda.md), or --backend numba")
     if backend not in ("numba", "numpy"):
         raise TranspileError(f"unknown backend '{backend}'", hint="numba or numpy")
     module = load_source_module(path)

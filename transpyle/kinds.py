@@ -73,6 +73,8 @@ def kind_of_value(value):
         else:
             name = dt.name
         return Kind(name, value.ndim)
+    if hasattr(value, "__cuda_array_interface__") or type(value).__module__.startswith("numba.cuda"):
+        return kind_of_value(np.empty((0,) * len(value.shape), value.dtype))     # a device array
     if isinstance(value, tuple):
         return TupleKind(tuple(kind_of_value(v) for v in value))
     raise TypeError(f"unsupported argument type {type(value).__name__}")

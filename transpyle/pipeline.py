@@ -63,8 +63,10 @@ def prepare(tree, unit, ctx):
 
 
 def transform(func, mode="grad", argnums=(0,), arg_kinds=(), has_aux=False, tuple_argnums=False, after=None,
-              holomorphic=False, in_axes=0, out_axes=0, static=None, strategy="loop"):
-    """Run the pipeline on ``func``; returns (function name, gast FunctionDef, Context)."""
+              holomorphic=False, in_axes=0, out_axes=0, static=None, strategy="loop", forward_mode=False):
+    """Run the pipeline on ``func``; returns (function name, gast FunctionDef, Context). ``strategy``: how
+    vmap is compiled (``STRATEGIES``); ``forward_mode``: grad and value_and_grad by forward mode, one jvp
+    sweep per differentiated input (no tape)."""
     if mode not in MODES:
         raise TranspileError(f"unknown mode '{mode}'", hint="one of: " + ", ".join(MODES))
     full_kinds = tuple(arg_kinds)
@@ -140,7 +142,7 @@ def transform(func, mode="grad", argnums=(0,), arg_kinds=(), has_aux=False, tupl
             return tree.name, tree, ctx
         return _vmap(tree, ctx, full_kinds, in_axes, out_axes)
     diff_outputs = outputs[:1] if has_aux else outputs
-    if generated and mode in ("grad", "value_and_grad", "jacrev"):
+    if (generated or forward_mode) and mode in ("grad", "value_and_grad", "jacrev"):
         # derivatives of generated reverse code are taken in forward mode over it (one sweep per input
         # direction): the same numbers, without differentiating tapes backwards
         return _jacobian(tree, ctx, "jacfwd", has_aux, tuple_argnums, diff_outputs,

@@ -100,6 +100,9 @@ def jacfwd_driver(namer, name, params, wrt, kinds, out_kinds, tuple_out, has_aux
     The first direction runs first (it gives the output shapes); the others run in a parallel loop,
     each writing its own column."""
     w = SourceWriter(namer)
+    if not complex_result and all(kinds[a].ndim == 0 for a in wrt) and all(k.ndim == 0 for k in out_kinds):
+        return _scalar_jacfwd(w, name, params, wrt, out_kinds, tuple_out, has_aux, tuple_argnums, jvp_name,
+                              with_value)
     w.emit(0, f"def {name}({', '.join(params)}):")
     dtype = ", np.complex128" if complex_result else ""
     zero_names = {}
@@ -138,6 +141,30 @@ def jacfwd_driver(namer, name, params, wrt, kinds, out_kinds, tuple_out, has_aux
     result = _structure(per_output, tuple_out and not has_aux, tuple_argnums)
     value = f"({outs[0]}, {aux})" if has_aux else outs[0]
     if with_value:                     # value_and_grad: ((value, aux), gradient) with has_aux
+        result = f"({value}, {result})"
+    elif has_aux:
+        result = f"({result}, {aux})"
+    w.emit(1, f"return {result}")
+    return w.function()
+
+
+def _scalar_jacfwd(w, name, params, wrt, out_kinds, tuple_out, has_aux, tuple_argnums, jvp_name, with_value):
+    """Scalars in and out: one jvp call per argument, straight-line, no array (so the driver also
+    runs inside a CUDA thread, where ``vmap(grad(f))`` of a few scalars uses it)."""
+    w.emit(0, f"def {name}({', '.join(params)}):")
+    tangents = []
+    first = None
+    for a in wrt:
+        out, tout = w.fresh("_o"), w.fresh("_t")
+        seeds = ["1.0" if b == a else "0.0" for b in wrt]
+        w.emit(1, f"{out}, {tout} = {jvp_name}({', '.join(params + seeds)})")
+        first = first or out
+        tangents.append(tout)
+    outs, aux = _outputs(w, out_kinds, tuple_out, has_aux, first)
+    per_output = [[f"{t}[{j}]" if tuple_out and not has_aux else t for t in tangents] for j in range(len(out_kinds))]
+    result = _structure(per_output, tuple_out and not has_aux, tuple_argnums)
+    value = f"({outs[0]}, {aux})" if has_aux else outs[0]
+    if with_value:
         result = f"({value}, {result})"
     elif has_aux:
         result = f"({result}, {aux})"

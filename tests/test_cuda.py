@@ -1,0 +1,252 @@
+"""backend="cuda": vmapped functions and their derivatives as CUDA kernels, checked against the
+numpy backend. Without a GPU these run in Numba's CUDA simulator (set up here, before anything
+imports numba.cuda), on small batches; ``cpu``-implementation cases compile the same kernel
+module with Numba's CPU target, which type-checks the device code as the simulator does not.
+tests/gpu/ runs checks like these on a real GPU.
+"""
+import importlib.util
+import math
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+if "numba.cuda" not in sys.modules:          # the simulator is chosen when numba.cuda is first imported
+    os.environ["NUMBA_ENABLE_CUDASIM"] = "1"
+
+if importlib.util.find_spec("numba_cuda") is None:
+    pytest.skip("numba-cuda is not installed (pip install 'transpyle[cuda]')", allow_module_level=True)
+
+import transpyle  # noqa: E402
+from transpyle import cuda_api, gpu  # noqa: E402
+from transpyle.errors import TranspileError  # noqa: E402
+from transpyle.kinds import parse_kind  # noqa: E402
+
+try:
+    cuda_api.load()
+except TranspileError as exc:           # numba.cuda was imported earlier without the simulator, and no GPU
+    pytest.skip(f"no GPU and the simulator could not be enabled: {exc}", allow_module_level=True)
+
+from numba import cuda  # noqa: E402
+
+B = 40          # more than the simulator's 2 blocks x 16 threads: the grid-stride loop runs
+
+
+def pendulum(g, c, x0, n):
+    """Damped pendulum, explicit Euler: the final angle."""
+    x, v = x0, 0.0
+    dt = 0.05
+    for i in range(n):
+        a = -g * math.sin(x) - c * v
+        x = x + dt * v
+        v = v + dt * a
+    return x
+
+
+def pendulum20(g, c, x0):
+    return pendulum(g, c, x0, 20)
+
+
+def halving(x, s):
+    """A while loop on data (a trip count per thread) and branches."""
+    k = 0
+    while x > 1.0:
+        x = x * 0.5 + s * np.sin(x)
+        k += 1
+    if k > 2:
+        x = x * np.exp(-s)
+    else:
+        x = x + s * s
+    return x + 0.1 * k
+
+
+def two_results(x, y):
+    return x * y, np.tanh(x) - y
+
+
+STEPS = 6            # a module constant: a static size
+LONG = 100           # more than passes.workspace.LOCAL_MAX: a global workspace column per thread
+
+
+def powers(x, s):
+    """In-place writes into an array of constant size (a thread-local array)."""
+    a = np.zeros(STEPS)
+    for i in range(STEPS):
+        a[i] = x * (i + 1)
+    t = 0.0
+    for i in range(STEPS):
+        t += np.sin(a[i]) * s
+    return t
+
+
+def differences(u, s):
+    """An array sized by an argument's shape (the global workspace), written in place."""
+    w = np.empty_like(u)
+    for i in range(u.shape[0]):
+        w[i] = u[i] * s
+    r = 0.0
+    for i in range(1, u.shape[0]):
+        r += (w[i] - w[i - 1]) ** 2
+    return r
+
+
+def long_history(x):
+    h = np.zeros(LONG)
+    h[0] = x
+    for i in range(1, LONG):
+        h[i] = 0.9 * h[i - 1] + 0.01 * np.cos(h[i - 1])
+    return h[LONG - 1]
+
+
+@pytest.fixture
+def pendulum_inputs(rng):
+    return rng.uniform(5.0, 10.0, B), rng.uniform(0.1, 0.5, B), rng.uniform(-1.0, 1.0, B)
+
+
+def both(transform, *args):
+    """The cuda result and the numpy backend's, for ``transform(backend=...)``."""
+    return transform("cuda")(*args), transform("numpy")(*args)
+
+
+def assert_same(got, want, rtol=1e-12):
+    got, want = (got, want) if isinstance(want, tuple) else ((got,), (want,))
+    assert len(got) == len(want)
+    for a, b in zip(got, want):
+        assert isinstance(a, np.ndarray) and a.shape == b.shape and a.dtype == b.dtype
+        np.testing.assert_allclose(a, b, rtol=rtol, atol=rtol)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_vmap_of_a_loop(pendulum_inputs, dtype):
+    g, c, x0 = (a.astype(dtype) for a in pendulum_inputs)
+    got, want = both(lambda be: transpyle.vmap(pendulum20, backend=be), g, c, x0)
+    assert_same(got, want, rtol=1e-12 if dtype == np.float64 else 1e-5)
+
+
+def test_unbatched_arguments_and_tuple_results(rng):
+    x, y = rng.normal(size=B), 0.7
+    got, want = both(lambda be: transpyle.vmap(two_results, in_axes=(0, None), backend=be), x, y)
+    assert_same(got, want)
+
+
+def test_per_example_gradient_of_a_loop_uses_forward_mode(pendulum_inputs):
+    grad = transpyle.grad(pendulum20, argnums=(0, 1))
+    got, want = both(lambda be: transpyle.vmap(grad, backend=be), *pendulum_inputs)
+    assert_same(got, want)
+    fd = (transpyle.vmap(pendulum20, backend="numpy")(pendulum_inputs[0] + 1e-6, *pendulum_inputs[1:]) -
+          transpyle.vmap(pendulum20, backend="numpy")(pendulum_inputs[0] - 1e-6, *pendulum_inputs[1:])) / 2e-6
+    np.testing.assert_allclose(got[0], fd, rtol=1e-5, atol=1e-7)
+    _, text, spec, _ = gpu.build(grad, (parse_kind("f8[:]"),) * 3, 0, 0)
+    assert spec.mode == "forward" and "_jvp" in text and "_tape" not in text
+
+
+def test_value_and_grad_of_a_while_loop_with_branches(rng):
+    x = np.concatenate([rng.uniform(0.2, 0.9, B // 2), rng.uniform(2.0, 60.0, B - B // 2)])
+    s = rng.uniform(0.01, 0.1, B)
+    vg = transpyle.value_and_grad(halving)
+    assert_same(*both(lambda be: transpyle.vmap(vg, backend=be), x, s))
+    g = transpyle.grad(halving, argnums=(0, 1))
+    assert_same(*both(lambda be: transpyle.vmap(g, backend=be), x, s))
+
+
+def test_arrays_created_in_the_body_live_in_local_arrays_or_the_workspace(rng):
+    x, s, u = rng.normal(size=B), rng.uniform(0.5, 1.5, B), rng.normal(size=(B, 5))
+    grad = transpyle.grad(powers, argnums=(0, 1))
+    assert_same(*both(lambda be: transpyle.vmap(grad, backend=be), x, s))
+    vg = transpyle.value_and_grad(differences, argnums=1)
+    assert_same(*both(lambda be: transpyle.vmap(vg, backend=be), u, s))
+    assert_same(*both(lambda be: transpyle.vmap(transpyle.grad(long_history), backend=be), x))
+    f8 = parse_kind("f8[:]")
+    local = gpu.build(grad, (f8, f8), 0, 0)
+    assert "cuda.local.array(6, np.float64)" in local[1] and not local[2].workspace
+    column = gpu.build(vg, (parse_kind("f8[:, :]"), f8), 0, 0)
+    assert "[:, _thread" in column[1] and len(column[2].workspace) == 2      # w and its tangent
+
+
+def test_device_arrays_are_used_in_place_and_results_stay_on_the_device(pendulum_inputs):
+    g, c, x0 = pendulum_inputs
+    f = transpyle.vmap(transpyle.grad(pendulum20), in_axes=(0, None, 0), backend="cuda")
+    out = f(cuda.to_device(g), 0.3, cuda.to_device(x0))
+    assert cuda_api.is_device_array(out) and not isinstance(out, np.ndarray)
+    want = transpyle.vmap(transpyle.grad(pendulum20), in_axes=(0, None, 0), backend="numpy")(g, 0.3, x0)
+    np.testing.assert_allclose(out.copy_to_host(), want, rtol=1e-12)
+
+
+def test_jit_of_vmap(pendulum_inputs):
+    got = transpyle.jit(transpyle.vmap(pendulum20), backend="cuda")(*pendulum_inputs)
+    assert_same(got, transpyle.vmap(pendulum20, backend="numpy")(*pendulum_inputs))
+
+
+def test_cpu_implementation_type_checks_the_kernel_module(monkeypatch, pendulum_inputs):
+    """The same module compiled by Numba's CPU target: typing errors the simulator would not show."""
+    monkeypatch.setenv("TRANSPYLE_CUDA_IMPL", "cpu")
+    grad = transpyle.grad(pendulum20, argnums=(0, 1))
+    assert_same(*both(lambda be: transpyle.vmap(grad, backend=be), *pendulum_inputs))
+    vg = transpyle.value_and_grad(differences, argnums=1)         # local arrays, workspace columns
+    u, s = pendulum_inputs[0].reshape(8, 5), pendulum_inputs[1][:8]
+    assert_same(*both(lambda be: transpyle.vmap(vg, backend=be), u, s))
+    assert_same(*both(lambda be: transpyle.vmap(transpyle.grad(powers), backend=be), u[:, 0], s))
+
+
+def test_what_a_thread_cannot_do_is_an_error_at_the_line(rng):
+    def makes_array(x):
+        return np.sum(x * x)
+
+    with pytest.raises(TranspileError, match=r"test_cuda\.py:\d+: .*x \* x.*CUDA thread cannot"):
+        transpyle.vmap(makes_array, backend="cuda")(rng.normal(size=(B, 3)))
+
+    def array_result(x):
+        return x * 2.0
+
+    with pytest.raises(TranspileError, match="scalar results per example"):
+        transpyle.vmap(array_result, backend="cuda")(rng.normal(size=(B, 3)))
+    def data_sized(x):
+        n = int(x * 3.0) + 1
+        a = np.zeros(n)
+        return a[0] + x
+
+    with pytest.raises(TranspileError, match=r"test_cuda\.py:\d+: a = np.zeros\(n\): the size of 'a' is not known "
+                                             r"before the kernel is launched(.|\n)*static_argnums"):
+        transpyle.vmap(data_sized, backend="cuda")(rng.normal(size=B))
+
+    def in_loop(x):
+        t = 0.0
+        for i in range(3):
+            a = np.zeros(STEPS)
+            a[i] = x
+            t += a[i]
+        return t
+
+    with pytest.raises(TranspileError, match="inside a loop"):
+        transpyle.vmap(in_loop, backend="cuda")(rng.normal(size=B))
+    with pytest.raises(TranspileError, match="forward mode, which takes at most 8 real scalar"):
+        transpyle.vmap(transpyle.grad(differences), in_axes=(0, None), backend="cuda")(rng.normal(size=(B, 3)), 1.0)
+    with pytest.raises(TranspileError, match="compiles batched functions"):
+        transpyle.grad(pendulum20, backend="cuda")(1.0, 0.1, 0.2)
+
+
+@pytest.mark.subprocess
+def test_without_a_gpu_or_the_simulator_the_error_says_what_to_do(tmp_path):
+    script = tmp_path / "no_gpu.py"
+    script.write_text(textwrap.dedent("""
+        import numpy as np, transpyle
+
+        def double(x):
+            return x * 2.0
+
+        try:
+            transpyle.vmap(double, backend="cuda")(np.ones(3))
+            print("ran")
+        except transpyle.TranspileError as exc:
+            print(exc)
+    """))
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
+    env["PYTHONPATH"] = os.pathsep.join([os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                         env.get("PYTHONPATH", "")])
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=120)
+    if out.stdout.strip() == "ran":
+        pytest.skip("this machine has a GPU")
+    assert "found no usable GPU" in out.stdout and "NUMBA_ENABLE_CUDASIM=1" in out.stdout, out.stdout + out.stderr

@@ -1,0 +1,110 @@
+"""vmap on the GPU: a vmapped function (or a vmapped derivative) as a module of CUDA device
+functions and one kernel, from the same pipeline output that loop lifting compiles.
+
+``build`` runs the pipeline in ``vmap`` mode, takes the per-example function it produced, sizes its
+arrays (``passes/workspace``), rewrites it for a CUDA thread (``passes/device``) and adds the kernel
+(``passes/kernel``). What the host side needs to launch it (output dtypes, workspace sizes) comes
+back in a ``KernelSpec``; ``backends/cuda_backend`` compiles and launches.
+
+Derivatives per example choose their mode here. ``vmap(grad(f))`` (and ``value_and_grad``) where
+every differentiated argument of one example is a real scalar and there are at most
+``FORWARD_MAX_SCALARS`` of them runs forward mode in each thread: one jvp sweep per scalar, no tape,
+no memory beyond registers. Otherwise the reverse-mode code runs, with its tapes in the workspace.
+"""
+import dataclasses
+
+import gast
+
+from . import __version__, cuda_api, pipeline
+from .ast_utils import comment, to_source
+from .errors import TranspileError
+from .kinds import Kind
+from .passes import batch, device, kernel, workspace
+
+#: at most this many differentiated scalars per example take forward mode on the GPU. A forward
+#: sweep costs about one primal evaluation (and twice its registers) per scalar; a reverse sweep
+#: about three, plus a tape in global memory written and read once per step, which dominates on
+#: a GPU. So forward wins up to several scalars; 8 keeps the register count of one thread sane.
+FORWARD_MAX_SCALARS = 8
+
+
+@dataclasses.dataclass
+class KernelSpec:
+    """What launching the kernel module needs."""
+    name: str                # the kernel's name in the module
+    device_functions: list   # names of the device functions, compiled before the kernel
+    params: list             # the kernel's leading parameters (the vmapped function's, then captured arrays)
+    in_axes: tuple           # one per parameter
+    out_dtypes: list         # one per output (scalars per example: 1-D outputs)
+    tuple_out: bool
+    workspace: list          # workspace.Buffer per workspace array
+    mode: str                # "primal", "forward" or "reverse": how derivatives are computed per thread
+
+
+def per_example_function(fun, example_kinds):
+    """(the function each thread runs, how it differentiates) for ``vmap(fun)`` on the GPU."""
+    from .api import Transformed, Vmapped
+    if not isinstance(fun, Transformed) or isinstance(fun, Vmapped):
+        return fun, "primal"
+    if fun.mode in ("grad", "value_and_grad") and not isinstance(fun.fun, Transformed):
+        wrt = [example_kinds[n % len(example_kinds)] for n in fun.argnums]
+        if len(wrt) <= FORWARD_MAX_SCALARS and all(isinstance(k, Kind) and k.ndim == 0 and k.is_float
+                                                   and not k.is_complex for k in wrt):
+            argnums = fun.argnums if fun.tuple_argnums else fun.argnums[0]
+            forward = Transformed(fun.fun, fun.mode, argnums, fun.has_aux, fun.backend, fun.holomorphic)
+            forward.transform_options = {"forward_mode": True}
+            return forward, "forward"
+        shown = ", ".join(str(k) for k in wrt)
+        raise TranspileError(f"vmap({fun.mode}) on the cuda backend differentiates each example in forward mode, "
+                             f"which takes at most {FORWARD_MAX_SCALARS} real scalar arguments per example; "
+                             f"here they are {shown}",
+                             hint="pass the components of small arrays as separate scalar arguments, or use "
+                                  "the numba backend (per-thread reverse mode is not implemented for GPUs)")
+    generated = isinstance(fun.fun, Transformed)       # derivatives of generated code are forward sweeps
+    return fun, "reverse" if fun.mode in ("vjp", "jacrev") and not generated else "forward"
+
+
+def build(fun, kinds, in_axes, out_axes, static=None):
+    """(module name, module text, KernelSpec) for ``vmap(fun, in_axes, out_axes)`` at argument ``kinds``."""
+    name = getattr(fun, "__name__", "f")
+    axes = batch.normalize_in_axes(in_axes, kinds, name)
+    per_example, mode = per_example_function(fun, batch.example_kinds(kinds, axes))
+    fname, driver, ctx = pipeline.transform(per_example, "vmap", (), kinds, in_axes=in_axes, out_axes=out_axes,
+                                            static=static)
+    example = ctx.helpers[0]
+    ret = example.body[-1]
+    tuple_out = isinstance(ret.value, gast.Tuple)
+    values = ret.value.elts if tuple_out else [ret.value]
+    out_kinds = [ctx.expr_kind(v) for v in values]
+    for k in out_kinds:
+        if not isinstance(k, Kind) or k.ndim:
+            raise ctx.error(ret, f"the cuda backend needs scalar results per example, but one is {k}",
+                            hint="return scalars (a tuple of them for several), or use the numba backend")
+    out_axes_n = batch.normalize_out_axes(out_axes, out_kinds, ctx, ret)
+    if any(out_axes_n):
+        raise ctx.error(ret, "the cuda backend writes scalar results along axis 0", hint="use out_axes=0")
+    params = [a.id for a in driver.args.args]
+    full_axes = tuple(axes) + (None,) * (len(params) - len(kinds))
+    param_kinds = dict(zip(params, tuple(kinds) + tuple(ctx.arg_kinds[p] for p in params[len(kinds):])))
+    buffers = workspace.run(example, ctx)
+    device.run(example, ctx)
+    outs = [(ctx.namer.fresh("_out"), 0) for _ in out_kinds]
+    kern = kernel.kernel_function(ctx.namer, f"{name}_kernel", params, param_kinds, full_axes, outs, tuple_out,
+                                  example.name, [b.name for b in buffers])
+    kern.body.insert(0, comment(f"transpyle: vmap of {name} on the GPU: one thread per example "
+                                     f"(grid-stride loop){'; derivatives by ' + mode + ' mode' if mode != 'primal' else ''}"))
+    text = module_text(ctx, [example], kern)
+    spec = KernelSpec(kern.name, [example.name], params, full_axes, [k.dtype for k in out_kinds], tuple_out,
+                      buffers, mode)
+    return f"{fname}_cuda", text, spec, ctx
+
+
+def module_text(ctx, device_functions, kern):
+    params = [a.id for a in ctx.source.tree.args.args]
+    origin = f"{ctx.filename}:{ctx.source.tree.lineno} for " + \
+        ", ".join(f"{p}: {ctx.arg_kinds[p]}" for p in params)
+    lines = [f'"""Generated by transpyle {__version__} from {origin}: CUDA device functions and kernel. '
+             'Edits are overwritten."""', "import math", "", "import numpy as np", cuda_api.import_line(), "", ""]
+    bodies = "\n\n".join(to_source(f) for f in device_functions + [kern])
+    return "\n".join(lines) + bodies
+

@@ -1,0 +1,42 @@
+"""kernel: the vmap transform as a CUDA kernel (one thread per example).
+
+The per-example function (the same ``f_primal`` that loop lifting calls, rewritten by
+``workspace`` and ``device``) becomes a device function; the kernel is a grid-stride loop in which
+thread ``t`` runs examples ``t``, ``t + gridsize``, ... and writes each example's results into its
+slot of the output arrays, which the host side allocated. The user's loops, ``while`` on data and
+branches run unchanged inside the thread, each with its own trip counts.
+
+Workspace arrays (see ``workspace``) are extra kernel parameters, handed to the per-example
+function with the index of the thread that runs it.
+"""
+from ..ast_utils import SourceWriter
+from .. import cuda_api
+
+
+def _example(arg, ndim, axis, b):
+    if axis == 0:
+        return f"{arg}[{b}]"
+    parts = [":"] * ndim
+    parts[axis] = b
+    return f"{arg}[{', '.join(parts)}]"
+
+
+def kernel_function(namer, name, params, kinds, in_axes, outs, tuple_out, example_name, workspace=()):
+    """Source of the kernel ``name(*params, *outs, *workspace)``; ``outs`` are the output arrays'
+    names with their batch axis, ``workspace`` the workspace arrays' names."""
+    w = SourceWriter(namer)
+    out_names = [o for o, _ in outs]
+    w.emit(0, f"def {name}({', '.join(list(params) + out_names + list(workspace))}):")
+    batched = [(p, axis) for p, axis in zip(params, in_axes) if axis is not None]
+    p0, a0 = batched[0]
+    thread, stride, b, res = (namer.fresh(n) for n in ("_thread", "_stride", "_b", "_res"))
+    w.emit(1, f"{thread} = {cuda_api.grid_start()}")
+    w.emit(1, f"{stride} = {cuda_api.grid_stride()}")
+    w.emit(1, f"for {b} in range({thread}, {p0}.shape[{a0}], {stride}):")
+    args = [p if axis is None else _example(p, kinds[p].ndim, axis, b) for p, axis in zip(params, in_axes)]
+    if workspace:
+        args += list(workspace) + [thread]
+    w.emit(2, f"{res} = {example_name}({', '.join(args)})")
+    for j, (out, axis) in enumerate(outs):
+        w.emit(2, f"{out}[{b}] = {res}[{j}]" if tuple_out else f"{out}[{b}] = {res}")
+    return w.function()
