@@ -82,6 +82,11 @@ def _with_captured(compiled, nargs, getters):
     return call
 
 
+def _lanes(backend):
+    """How array-lifted code runs on ``backend`` (see ``pipeline.transform``)."""
+    return "arrays" if backend == "numpy" else "loops"
+
+
 class Transformed:
     """A function transformed by one transform; compiled lazily per argument kinds."""
 
@@ -138,18 +143,20 @@ class Transformed:
             self._compiled[key] = entry
         return entry
 
-    def _transform(self, kinds, static=None):
-        """Run the pipeline for these argument kinds with this transform's settings."""
+    def _transform(self, kinds, static=None, lanes="backend"):
+        """Run the pipeline for these argument kinds with this transform's settings; ``lanes`` (see
+        ``pipeline.transform``) follows the backend unless given."""
         argnums = tuple(n % len(kinds) for n in self.argnums) if kinds else ()
+        lanes = _lanes(self.backend_name) if lanes == "backend" else lanes
         return pipeline.transform(self.fun, self.mode, argnums, kinds, self.has_aux, self.tuple_argnums,
-                                  holomorphic=self.holomorphic, static=static, **self.transform_options)
+                                  holomorphic=self.holomorphic, static=static, lanes=lanes, **self.transform_options)
 
     def generated_function(self, kinds):
         """The generated Python function for argument ``kinds``: what a transform of this
         transform reads as its source (generated code stays inside the accepted subset)."""
         if self.mode == "jvp":        # called as f_jvp(*primals, *tangents): the primals set the kinds
             kinds = kinds[:len(self.argnums)]
-        fname, tree, ctx = self._transform(kinds)
+        fname, tree, ctx = self._transform(kinds, lanes=None)     # no array lifting: inside the subset
         if ctx.captured:
             raise TranspileError(f"'{getattr(self.fun, '__name__', self.fun)}' reads module-level arrays "
                                  f"({', '.join(p for p, _, _ in ctx.captured.values())}); transforms of its "
@@ -401,27 +408,21 @@ class Vmapped(Transformed):
         self.in_axes, self.out_axes, self.strategy = in_axes, out_axes, strategy
         self.transform_options = {"in_axes": in_axes, "out_axes": out_axes}
 
-    def _transform(self, kinds, static=None):
+    def _transform(self, kinds, static=None, lanes="backend"):
         """Array lifting where asked, or by default on the numpy backend (whose loops are slow) when the
-        function lifts; loop lifting otherwise (compiled loops: every construct, all cores)."""
+        function lifts; loop lifting otherwise (compiled loops: every construct, all cores), and always
+        for code another transform reads (``lanes=None``): the loop-lifting driver is inside the subset."""
+        lanes = _lanes(self.backend_name) if lanes == "backend" else lanes
         strategy = self.strategy
-        if strategy == "auto":
-            strategy = "array" if self.backend_name == "numpy" else "loop"
-        options = dict(self.transform_options, strategy=strategy)
+        if strategy == "auto" or lanes is None:
+            strategy = "array" if lanes == "arrays" else "loop"
+        options = dict(self.transform_options, strategy=strategy, lanes=lanes)
         try:
             return pipeline.transform(self.fun, "vmap", (), kinds, static=static, **options)
         except TranspileError as exc:
             if self.strategy != "auto" or strategy != "array" or exc.stage != "lift":
                 raise
         return pipeline.transform(self.fun, "vmap", (), kinds, static=static, **dict(options, strategy="loop"))
-
-    def generated_function(self, kinds):
-        # what another transform reads: the loop-lifting driver, which is inside the accepted subset
-        saved, self.strategy = self.strategy, "loop"
-        try:
-            return super().generated_function(kinds)
-        finally:
-            self.strategy = saved
 
     def __call__(self, *args, **kwargs):
         args = tuple(_bind(self.fun, self.signature, args, kwargs))

@@ -63,9 +63,12 @@ def prepare(tree, unit, ctx):
 
 
 def transform(func, mode="grad", argnums=(0,), arg_kinds=(), has_aux=False, tuple_argnums=False, after=None,
-              holomorphic=False, in_axes=0, out_axes=0, static=None, strategy="loop", forward_mode=False):
+              holomorphic=False, in_axes=0, out_axes=0, static=None, strategy="loop", lanes="loops",
+              forward_mode=False):
     """Run the pipeline on ``func``; returns (function name, gast FunctionDef, Context). ``strategy``: how
-    vmap is compiled (``STRATEGIES``); ``forward_mode``: grad and value_and_grad by forward mode, one jvp
+    vmap is compiled (``STRATEGIES``); ``lanes``: how array-lifted code runs statements on batched numbers,
+    ``"loops"`` (loops over the lanes, for Numba) or ``"arrays"`` (one NumPy operation each), or None
+    where the result is read by another transform (no array lifting: jacrev by rows); ``forward_mode``: grad and value_and_grad by forward mode, one jvp
     sweep per differentiated input (no tape)."""
     if mode not in MODES:
         raise TranspileError(f"unknown mode '{mode}'", hint="one of: " + ", ".join(MODES))
@@ -138,7 +141,7 @@ def transform(func, mode="grad", argnums=(0,), arg_kinds=(), has_aux=False, tupl
         if strategy not in STRATEGIES:
             raise TranspileError(f"unknown vmap strategy '{strategy}'", hint="one of: " + ", ".join(STRATEGIES))
         if strategy == "array":
-            stage("lift", lambda t: _lift(t, ctx, full_kinds, in_axes, out_axes))
+            stage("lift", lambda t: _lift(t, ctx, full_kinds, in_axes, out_axes, lanes != "arrays"))
             return tree.name, tree, ctx
         return _vmap(tree, ctx, full_kinds, in_axes, out_axes)
     diff_outputs = outputs[:1] if has_aux else outputs
@@ -148,7 +151,7 @@ def transform(func, mode="grad", argnums=(0,), arg_kinds=(), has_aux=False, tupl
         return _jacobian(tree, ctx, "jacfwd", has_aux, tuple_argnums, diff_outputs,
                          with_value=mode == "value_and_grad")
     if mode in ("jacfwd", "jacrev"):
-        return _jacobian(tree, ctx, mode, has_aux, tuple_argnums, diff_outputs)
+        return _jacobian(tree, ctx, mode, has_aux, tuple_argnums, diff_outputs, lanes=lanes)
     stage("activity", lambda t: activity.run(t, ctx, diff_outputs))
     ct_kind = _cotangent_kind(ret, ctx, has_aux)
     if mode == "jvp":
@@ -216,7 +219,7 @@ def _output_kinds(ret, ctx, has_aux):
     return tuple_out, [ctx.expr_kind(e) for e in (value.elts if tuple_out else [value])]
 
 
-def _jacobian(tree, ctx, mode, has_aux, tuple_argnums, diff_outputs, with_value=False):
+def _jacobian(tree, ctx, mode, has_aux, tuple_argnums, diff_outputs, with_value=False, lanes=None):
     """The jacfwd/jacrev driver for ``tree``, with the jvp (or primal and vjp) functions it calls
     as helpers in the same module."""
     ret = tree.body[-1]
@@ -234,6 +237,7 @@ def _jacobian(tree, ctx, mode, has_aux, tuple_argnums, diff_outputs, with_value=
     complex_result = any(k.is_complex for k in out_kinds) or any(ctx.arg_kinds[w].is_complex for w in ctx.wrt)
     params = [a.id for a in tree.args.args]
     name = ctx.source.name
+    rows = None
     if mode == "jacfwd":
         fwd = copy.deepcopy(tree)
         activity.run(fwd, ctx, diff_outputs)
@@ -252,10 +256,18 @@ def _jacobian(tree, ctx, mode, has_aux, tuple_argnums, diff_outputs, with_value=
         _settle_custom_rules(primal, ctx, None)
         _settle_custom_rules(rev, ctx, _cotangent_kind(ret, ctx, has_aux))
         ctx.helpers = [primal, rev]
-        driver = jacobian.jacrev_driver(ctx.namer, f"{name}_jacrev", params, ctx.wrt, ctx.arg_kinds, out_kinds,
-                                        tuple_out, has_aux, tuple_argnums, primal.name, rev.name,
-                                        complex_result=complex_result)
-    how = "one jvp per input element" if mode == "jacfwd" else "one vjp per output element"
+        rows = None if tuple_out or has_aux or complex_result or ctx.captured or lanes is None else \
+            _vector_vjp(rev, ctx, out_kinds[0], lanes)
+        if rows is not None:            # one vjp over every output direction at once (vector mode)
+            ctx.helpers = [primal, rows]
+            driver = jacobian.vector_jacrev_driver(ctx.namer, f"{name}_jacrev", params, ctx.wrt, ctx.arg_kinds,
+                                                   out_kinds[0], tuple_argnums, primal.name, rows.name)
+        else:
+            driver = jacobian.jacrev_driver(ctx.namer, f"{name}_jacrev", params, ctx.wrt, ctx.arg_kinds, out_kinds,
+                                            tuple_out, has_aux, tuple_argnums, primal.name, rev.name,
+                                            complex_result=complex_result)
+    how = "one jvp per input element" if mode == "jacfwd" else \
+        "one vjp per output element" if rows is None else "one vjp carrying all output directions at once"
     driver.body.insert(0, comment(f"transpyle: {mode} of {name} with respect to {', '.join(ctx.wrt)}: {how}"))
     return driver.name, driver, ctx
 
@@ -275,6 +287,26 @@ def _vmap(tree, ctx, full_kinds, in_axes, out_axes):
     return driver.name, driver, ctx
 
 
+def _vector_vjp(rev, ctx, out_kind, lanes):
+    """The vjp ``rev`` array-lifted over a batch of cotangents, the primals unbatched: its primal sweep
+    runs once and its adjoint sweep carries every output direction at once (vector-mode cotangents).
+    None where the adjoint code does not lift (then the Jacobian is taken row by row)."""
+    from .cache import load_module
+    helpers, ctx.helpers = ctx.helpers, []
+    try:
+        module = load_module(module_source(rev, ctx), rev.name)
+    finally:
+        ctx.helpers = helpers
+    params = [a.id for a in rev.args.args]
+    kinds = tuple(ctx.arg_kinds[p] for p in params[:-1]) + (out_kind.with_ndim(out_kind.ndim + 1),)
+    try:
+        _, lifted, _ = transform(getattr(module, rev.name), "vmap", (), kinds, in_axes=(None,) * (len(params) - 1) + (0,),
+                                 strategy="array", lanes=lanes)
+    except TranspileError:
+        return None
+    return lifted
+
+
 def _vmap_signature(tree, ctx, full_kinds, in_axes, out_axes):
     """(parameters, their batched kinds, in_axes, output kinds, tuple output, out_axes) of a vmap."""
     ret = tree.body[-1]
@@ -289,11 +321,11 @@ def _vmap_signature(tree, ctx, full_kinds, in_axes, out_axes):
     return params, kinds, tuple(in_axes) + (None,) * captured, out_kinds, tuple_out, out_axes
 
 
-def _lift(tree, ctx, full_kinds, in_axes, out_axes):
+def _lift(tree, ctx, full_kinds, in_axes, out_axes, lane_loops):
     """The batched function by array lifting (see ``passes/lift``)."""
     params, kinds, in_axes, out_kinds, _, out_axes = _vmap_signature(tree, ctx, full_kinds, in_axes, out_axes)
     name = ctx.source.name
-    lift.run(tree, ctx, in_axes, out_axes, out_kinds, kinds)
+    lift.run(tree, ctx, in_axes, out_axes, out_kinds, kinds, lane_loops)
     tree.name = f"{name}_vmap"
     axes = ", ".join(f"axis {a} of {p}" for p, a in zip(params, in_axes) if a is not None)
     tree.body.insert(0, comment(f"transpyle: vmap of {name} over {axes}: array lifting (batched array code)"))

@@ -212,3 +212,25 @@ def jacrev_driver(namer, name, params, wrt, kinds, out_kinds, tuple_out, has_aux
         result = f"({result}, {aux})"
     w.emit(1, f"return {result}")
     return w.function()
+
+
+def vector_jacrev_driver(namer, name, params, wrt, kinds, out_kind, tuple_argnums, primal_name, rows_name):
+    """Source of ``name(*params)``: the Jacobian from one call of ``rows_name``, the vjp lifted over a
+    stack of cotangents (``passes/lift``), given every output direction at once: the identity."""
+    w = SourceWriter(namer)
+    w.emit(0, f"def {name}({', '.join(params)}):")
+    out = w.fresh("_primal")
+    w.emit(1, f"{out} = {primal_name}({', '.join(params)})")
+    basis = w.fresh("_basis")
+    if out_kind.ndim:
+        w.emit(1, f"{basis} = np.reshape(np.eye({out}.size), ({out}.size,) + {out}.shape)")
+    else:
+        w.emit(1, f"{basis} = np.ones(1)")
+    rows = w.fresh("_rows")
+    w.emit(1, f"{rows} = {rows_name}({', '.join(params)}, {basis})")
+    parts = []
+    for i, a in enumerate(wrt):
+        shape = " + ".join(([f"{out}.shape"] if out_kind.ndim else []) + ([f"{a}.shape"] if kinds[a].ndim else []))
+        parts.append(f"np.reshape(np.ascontiguousarray({rows}[{i}]), {shape})" if shape else f"{rows}[{i}][0]")
+    w.emit(1, f"return {_structure([parts], False, tuple_argnums)}")
+    return w.function()

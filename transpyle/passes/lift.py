@@ -58,8 +58,10 @@ def _stored(stmts):
 
 
 class Lifter:
-    def __init__(self, ctx, tree, batched_params, size):
+    def __init__(self, ctx, tree, batched_params, size, lane_loops=False):
         self.ctx = ctx
+        self.lane_loops = lane_loops
+        self.lane_index = ctx.namer.fresh("_b") if lane_loops else None
         self.namer = ctx.namer
         self.tree = tree
         self.params = [a.id for a in tree.args.args]
@@ -68,6 +70,7 @@ class Lifter:
         self.uses = Counter(_names_in(tree))
         self.flagged = {}           # variable -> its flag, for values first assigned under a mask
         self.defined = set(self.params)
+        self.localized = set()      # batched numbers that live in one lane loop: no buffer
 
     # ---- which values carry the batch axis ------------------------------------------------------------
     def reads_batched(self, node):
@@ -317,7 +320,17 @@ class Lifter:
     def block(self, stmts, mask):
         local = Counter(n for s in stmts for n in _names_in(s))      # before the statements change
         out = []
+        lanes = []              # lane-loop statements not emitted yet (see ``lane_form``)
         for s in stmts:
+            if self.lane_loops and mask is None:
+                lane = self.lane_form(s)
+                if lane is not None:
+                    lanes.append(gast.copy_location(lane, s))
+                    continue
+                if lanes and not self.conflicts(s, lanes):
+                    out.extend(self.block([s], mask))     # independent of the pending lanes: before them
+                    continue
+                out.extend(self.flush(lanes))
             if isinstance(s, gast.Assign):
                 out.extend(self.assignment(s, mask, local))
             elif isinstance(s, gast.If):
@@ -330,7 +343,118 @@ class Lifter:
                 out.append(s)
             else:
                 raise self.error(s, f"'{type(s).__name__}' statements")
-        return out
+        return out + self.flush(lanes)
+
+    # ---- lane loops: statements on numbers of each lane, run in one loop over the lanes ---------------------
+    # Under Numba an array operation per statement allocates a temporary each time; a loop over the lanes
+    # running a run of statements on each lane's numbers allocates nothing (and Numba vectorizes it).
+    def lane_form(self, s):
+        """``s`` for lane ``_b`` (batched numbers read and written at ``[_b]``), or None when it is not a
+        statement on numbers of the batch (unbatched, array-valued, or a loop)."""
+        if isinstance(s, gast.Expr):
+            return s if isinstance(s.value, gast.Constant) else None     # comments stay in place
+        if isinstance(s, gast.If):
+            if not self.reads_batched(s.test):
+                return None
+            test = self.lane_expr(s.test)
+            body = [self.lane_form(c) for c in s.body]
+            orelse = [self.lane_form(c) for c in s.orelse]
+            if test is None or any(c is None for c in body + orelse):
+                return None
+            return gast.If(test=test, body=body or [gast.Pass()], orelse=orelse)
+        if not isinstance(s, gast.Assign):
+            return None
+        target = s.targets[0]
+        b = name(self.lane_index)
+        if isinstance(target, gast.Name):
+            if target.id not in self.batched or self.ctx.kinds[target.id].ndim:
+                return None
+            value = self.lane_expr(s.value)
+            return None if value is None else \
+                assign(gast.Subscript(value=name(target.id), slice=b, ctx=gast.Store()), value)
+        x = target.value.id
+        part = gast.Subscript(value=name(x), slice=target.slice, ctx=gast.Load())
+        if x not in self.batched or self.ctx.expr_kind(part).ndim:
+            return None
+        index, value = self.lane_expr(part), self.lane_expr(s.value)
+        if index is None or value is None:
+            return None
+        index.ctx = gast.Store()
+        return assign(index, value)
+
+    def lane_expr(self, node):
+        """``node`` read in lane ``_b``, or None when it reads a batched array other than one element."""
+        lifter, b = self, self.lane_index
+        failed = []
+
+        class Lane(gast.NodeTransformer):
+            def visit_Attribute(self, n):
+                return n                                   # shape facts: the same in every lane
+
+            def visit_Subscript(self, n):
+                if isinstance(n.value, gast.Name) and n.value.id in lifter.batched:
+                    parts = n.slice.elts if isinstance(n.slice, gast.Tuple) else [n.slice]
+                    parts = [self.visit(p) for p in parts]
+                    return gast.Subscript(value=n.value, slice=gast.Tuple(elts=[name(b)] + parts, ctx=gast.Load()),
+                                          ctx=n.ctx)
+                return self.generic_visit(n)
+
+            def visit_Name(self, n):
+                if n.id in lifter.batched:
+                    if lifter.ctx.kinds[n.id].ndim:
+                        failed.append(n.id)
+                    return gast.Subscript(value=name(n.id), slice=name(b), ctx=gast.Load())
+                return n
+        out = Lane().visit(self.shapes(node))
+        return None if failed else out
+
+    def conflicts(self, s, lanes):
+        """Whether the statement ``s`` (not on lanes) must wait for the pending lane statements: it is
+        compound, it reads a value they write, or it writes a value they use."""
+        if not isinstance(s, gast.Assign):
+            return True
+        target = s.targets[0]
+        written = target.id if isinstance(target, gast.Name) else target.value.id
+        used = {n for lane in lanes for n in _names_in(lane)}
+        return written in used or bool(set(_names_in(s)) & set(_stored(lanes)))
+
+    def flush(self, lanes):
+        """The pending lane statements as one loop over the lanes (and none pending after). A number used
+        only in this loop, and first written by it, is a local of the loop instead of a buffer."""
+        if not lanes:
+            return []
+        b = self.lane_index
+        local = set()
+
+        def find_locals(block):
+            """Numbers first written at the top of ``block`` (a loop body or a branch) and used nowhere else."""
+            inside = Counter(n for stmt in block for n in _names_in(stmt))
+            seen = set()
+            for stmt in block:
+                if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Subscript):
+                    seen.update(_names_in(stmt.value))
+                    var = stmt.targets[0].value.id
+                    if var not in seen and var in self.batched and not self.ctx.kinds[var].ndim and \
+                            var not in self.params and self.uses[var] == inside[var]:
+                        local.add(var)
+                elif isinstance(stmt, gast.If):
+                    find_locals(stmt.body)
+                    find_locals(stmt.orelse)
+                seen.update(_names_in(stmt))
+        find_locals(lanes)
+
+        class Localize(gast.NodeTransformer):
+            def visit_Subscript(self, n):
+                if isinstance(n.value, gast.Name) and n.value.id in local and \
+                        isinstance(n.slice, gast.Name) and n.slice.id == b:
+                    return gast.Name(id=n.value.id, ctx=n.ctx, annotation=None, type_comment=None)
+                return self.generic_visit(n)
+        self.localized |= local
+        body = [Localize().visit(lane) for lane in lanes]
+        loop = gast.For(target=name(b, store=True), iter=_call("range", name(self.size)),
+                        body=body, orelse=[], type_comment=None)
+        lanes.clear()
+        return [gast.copy_location(loop, loop.body[0])]
 
     def combined(self, mask, cond, out, negate=False):
         """A new mask name: the lanes of ``mask`` (all, for None) where ``cond`` holds (or not)."""
@@ -349,6 +473,8 @@ class Lifter:
             return [s]
         kind = self.ctx.kinds[var]
         pre, expr = self.value(s, kind, mask)
+        if self.lane_loops and isinstance(expr, gast.Name):
+            expr = _call("np.copy", expr)         # lane loops write into the buffer: never share one
         flag = self.flagged.get(var)
         if mask is None or not self.outlives(var, local):
             stmts = pre + [gast.copy_location(assign(var, expr), s)]
@@ -448,13 +574,15 @@ class Lifter:
         return [gast.copy_location(x, s) for x in out]
 
 
-def run(tree, ctx, in_axes, out_axes, out_kinds, kinds):
+def run(tree, ctx, in_axes, out_axes, out_kinds, kinds, lane_loops=False):
     """Rewrite the normalized per-example ``tree`` into the batched function (same parameters, the
-    batched ones with their batch axis at ``in_axes``), returning outputs batched along ``out_axes``."""
+    batched ones with their batch axis at ``in_axes``), returning outputs batched along ``out_axes``.
+    ``lane_loops``: statements on batched numbers run in loops over the lanes (for Numba) instead of
+    as one array operation each (for NumPy)."""
     params = [a.id for a in tree.args.args]
     batched = [p for p, a in zip(params, in_axes) if a is not None]
     size = ctx.namer.fresh("_B")
-    lifter = Lifter(ctx, tree, batched, size)
+    lifter = Lifter(ctx, tree, batched, size, lane_loops)
     ret = tree.body[-1]
     body = tree.body[:-1]
     lifter.analyse(body)
@@ -463,10 +591,12 @@ def run(tree, ctx, in_axes, out_axes, out_kinds, kinds):
     head = [assign(size, parse_expr(f"{first}.shape[{axis}]"))]
     written = {t.targets[0].value.id for t in gast.walk(tree) if isinstance(t, gast.Assign) and
                isinstance(t.targets[0], gast.Subscript)}
+    rebound = {t.targets[0].id for t in gast.walk(tree) if isinstance(t, gast.Assign) and
+               isinstance(t.targets[0], gast.Name)}
     for p, a in zip(params, in_axes):
         if a is not None and a != 0:
             head.append(assign(p, parse_expr(f"np.ascontiguousarray(np.moveaxis({p}, {a}, 0))")))
-        elif a is not None and p in written:        # the caller's arrays are not written into
+        elif a is not None and (p in written or lane_loops and p in rebound):   # the caller's arrays stay
             head.append(assign(p, parse_expr(f"np.copy({p})")))
         elif a is None and p in lifter.batched:     # an unbatched argument that the batch writes into
             head.append(assign(p, lifter.lift(name(p), kinds[p])))
@@ -478,6 +608,10 @@ def run(tree, ctx, in_axes, out_axes, out_kinds, kinds):
             placeholder = ", ".join([size] + ["0"] * kind.ndim)
             head += [assign(var, parse_expr(f"np.empty(({placeholder}), {_dtype(kind)})")), assign(flag, const(False))]
     new_body = lifter.block(body, None)
+    if lane_loops:      # lane loops write into one buffer per batched number, made here
+        head += [assign(v, parse_expr(f"np.empty({size}, {_dtype(ctx.kinds[v])})")) for v in sorted(lifter.batched)
+                 if v not in params and v not in lifter.flagged and v not in lifter.localized and
+                 not ctx.kinds[v].ndim]
     values = ret.value.elts if isinstance(ret.value, gast.Tuple) else [ret.value]
     outs = []
     for v, kind, axis in zip(values, out_kinds, out_axes):
