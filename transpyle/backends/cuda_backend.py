@@ -25,7 +25,8 @@ def compile_kernel_module(module, spec):
         on_device = any(cuda_api.is_device_array(a) for a in args)
         size = args[batched[0]].shape[spec.in_axes[batched[0]]]
         dargs = [cuda_api.as_device(a) if _is_array(a) else a for a in args]
-        outs = [cuda_api.empty((size,), np.dtype(dt)) for dt in spec.out_dtypes]
+        outs = [cuda_api.empty((size,) if held is None else (size, held.rows_value(dargs, spec.in_axes)), np.dtype(dt))
+                for dt, held in zip(spec.out_dtypes, spec.out_buffers or [None] * len(spec.out_dtypes))]
         config = cuda_api.configuration(size)
         threads = config[0] * config[1]          # one workspace column per thread, not per example
         buffers = [cuda_api.empty(buf.shape(dargs, spec.in_axes, threads), np.dtype(buf.dtype))

@@ -7,7 +7,10 @@ slot of the output arrays, which the host side allocated. The user's loops, ``wh
 branches run unchanged inside the thread, each with its own trip counts.
 
 Workspace arrays (see ``workspace``) are extra kernel parameters, handed to the per-example
-function with the index of the thread that runs it.
+function with the index of the thread that runs it. A per-example result that is an array (the
+gradient of an array argument) lives in a workspace column; the device function returns only the
+scalar results, and the kernel copies the column into the example's row of the result, so no array
+is ever returned by a device function.
 """
 from ..ast_utils import SourceWriter
 from .. import cuda_api
@@ -23,9 +26,11 @@ def _example(arg, ndim, axis, b):
 
 def kernel_function(namer, name, params, kinds, in_axes, outs, tuple_out, example_name, workspace=()):
     """Source of the kernel ``name(*params, *outs, *workspace)``; ``outs`` are the output arrays'
-    names with their batch axis, ``workspace`` the workspace arrays' names."""
+    names with their batch axis and, for an array result, the workspace array holding it (else
+    None); ``workspace`` the workspace arrays' names. ``tuple_out``: the device function returns a
+    tuple of the scalar results."""
     w = SourceWriter(namer)
-    out_names = [o for o, _ in outs]
+    out_names = [o for o, _, _ in outs]
     w.emit(0, f"def {name}({', '.join(list(params) + out_names + list(workspace))}):")
     batched = [(p, axis) for p, axis in zip(params, in_axes) if axis is not None]
     p0, a0 = batched[0]
@@ -36,7 +41,14 @@ def kernel_function(namer, name, params, kinds, in_axes, outs, tuple_out, exampl
     args = [p if axis is None else _example(p, kinds[p].ndim, axis, b) for p, axis in zip(params, in_axes)]
     if workspace:
         args += list(workspace) + [thread]
-    w.emit(2, f"{res} = {example_name}({', '.join(args)})")
-    for j, (out, axis) in enumerate(outs):
+    scalars = [out for out, _, held in outs if held is None]
+    call = f"{example_name}({', '.join(args)})"
+    w.emit(2, f"{res} = {call}" if scalars else call)
+    for j, out in enumerate(scalars):
         w.emit(2, f"{out}[{b}] = {res}[{j}]" if tuple_out else f"{out}[{b}] = {res}")
+    for out, _, held in outs:
+        if held is not None:
+            k = namer.fresh("_k")
+            w.emit(2, f"for {k} in range({out}.shape[1]):")
+            w.emit(3, f"{out}[{b}, {k}] = {held}[{k}, {thread}]")
     return w.function()
