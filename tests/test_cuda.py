@@ -123,6 +123,25 @@ def many_scalars(a, b, c, d, e, f, g, h, k):
     return a * b + np.sin(c) * d - e / (1.0 + f * f) + g * h * k
 
 
+def squared_error(w, b, x, y):
+    z = b
+    for j in range(x.shape[0]):
+        z += w[j] * x[j]
+    return (z - y) ** 2
+
+
+def total_error(w, b, x, y):
+    return np.sum(transpyle.vmap(squared_error, in_axes=(None, None, 0, 0))(w, b, x, y))
+
+
+def mean_error(w, b, x, y):
+    return np.mean(transpyle.vmap(squared_error, in_axes=(None, None, 0, 0))(w, b, x, y))
+
+
+def not_a_sum(w, b, x, y):
+    return np.max(transpyle.vmap(squared_error, in_axes=(None, None, 0, 0))(w, b, x, y))
+
+
 def decay(u, x):
     while x > 1.0:
         x = x * 0.5 + u[0] * x
@@ -221,6 +240,26 @@ def test_reverse_mode_tapes_are_sized_before_launch(rng):
     assert_same(*both(lambda be: transpyle.vmap(grad, backend=be), *args))
 
 
+@pytest.mark.parametrize("deterministic", [False, True])
+def test_gradient_of_a_sum_over_a_batch_is_reduced_across_threads(rng, deterministic):
+    w, b, X, y = rng.normal(size=5), 0.3, rng.normal(size=(B, 5)), rng.normal(size=B)
+    for f, T, argnums in [(total_error, transpyle.grad, (0, 1)), (mean_error, transpyle.value_and_grad, 0),
+                          (mean_error, transpyle.grad, (0, 2))]:      # x is batched: its gradient per example
+        got = T(f, argnums=argnums, backend="cuda", deterministic=deterministic)(w, b, X, y)
+        # the numba backend for one case (compiling is slow), the numpy backend for the others
+        want = T(f, argnums=argnums, backend="numba" if f is total_error else "numpy")(w, b, X, y)
+        for g, v in zip(got, want):
+            assert np.shape(g) == np.shape(v)
+            np.testing.assert_allclose(g, v, rtol=1e-12, atol=1e-12)
+
+
+def test_what_a_reduced_gradient_must_look_like(rng):
+    w, X, y = rng.normal(size=5), rng.normal(size=(B, 5)), rng.normal(size=B)
+    with pytest.raises(TranspileError, match=r"test_cuda\.py:\d+: .*sum or mean over a batch, and this return value "
+                                             r"is not np\.sum(.|\n)*hint: write the function as"):
+        transpyle.grad(not_a_sum, backend="cuda")(w, 0.3, X, y)
+
+
 def test_device_arrays_are_used_in_place_and_results_stay_on_the_device(pendulum_inputs):
     g, c, x0 = pendulum_inputs
     f = transpyle.vmap(transpyle.grad(pendulum20), in_axes=(0, None, 0), backend="cuda")
@@ -289,6 +328,8 @@ def test_what_a_thread_cannot_do_is_an_error_at_the_line(rng):
                                              r"loop's trip count depends on the data(.|\n)*forward mode"):
         transpyle.vmap(transpyle.grad(decay), backend="cuda")(rng.normal(size=(B, 2)), rng.uniform(2, 5, B))
     with pytest.raises(TranspileError, match="compiles batched functions"):
+        transpyle.jacfwd(pendulum20, backend="cuda")(1.0, 0.1, 0.2)
+    with pytest.raises(TranspileError, match="differentiates a sum or mean over a batch"):
         transpyle.grad(pendulum20, backend="cuda")(1.0, 0.1, 0.2)
 
 
