@@ -5,6 +5,7 @@ module with Numba's CPU target, which type-checks the device code as the simulat
 tests/gpu/ runs checks like these on a real GPU.
 """
 import importlib.util
+import json
 import math
 import os
 import subprocess
@@ -355,3 +356,68 @@ def test_without_a_gpu_or_the_simulator_the_error_says_what_to_do(tmp_path):
     if out.stdout.strip() == "ran":
         pytest.skip("this machine has a GPU")
     assert "found no usable GPU" in out.stdout and "NUMBA_ENABLE_CUDASIM=1" in out.stdout, out.stdout + out.stderr
+
+
+COMPILED_MODEL = '''
+import math
+import numpy as np
+
+
+def loss(w, x, y):
+    z = 0.0
+    for j in range(x.shape[0]):
+        z += w[j] * x[j]
+    return math.log1p(math.exp(-z)) + (1.0 - y) * z, z
+
+
+def stencil(u, s):
+    w = np.empty_like(u)
+    for i in range(u.shape[0]):
+        w[i] = u[i] * s
+    r = 0.0
+    for i in range(1, u.shape[0]):
+        r += math.sin(w[i] - w[i - 1]) ** 2
+    return r
+'''
+
+COMPILED_USE = '''
+import sys
+sys.modules["transpyle"] = None             # the compiled module must not need it
+import json
+import numpy as np
+import model_cuda
+rng = np.random.default_rng(0)
+w, X, y = rng.normal(size=4), rng.normal(size=(40, 4)), rng.normal(size=40)
+U, s = rng.normal(size=(40, 6)), rng.normal(size=40)
+value, z = model_cuda.loss_vmap(w, X, y)
+print(json.dumps({"loss": [value.tolist(), z.tolist()], "stencil": model_cuda.stencil_vmap(U, s).tolist()}))
+'''
+
+
+@pytest.mark.subprocess
+def test_compiled_cuda_module_runs_without_transpyle(tmp_path):
+    from transpyle.compile import compile_module
+    (tmp_path / "model.py").write_text(COMPILED_MODEL)
+    (tmp_path / "use.py").write_text(COMPILED_USE)
+    text = compile_module(str(tmp_path / "model.py"), ["loss", "stencil"], modes=("vmap",), backend="cuda",
+                          kinds={"loss": ["f8[:]", "f8[:]", "f8"], "stencil": ["f8[:]", "f8"]},
+                          in_axes={"loss": (None, 0, 0), "stencil": 0})
+    assert "import transpyle" not in text and "from transpyle" not in text and "@cuda.jit\ndef loss_kernel(" in text
+    (tmp_path / "model_cuda.py").write_text(text)
+    env = dict(os.environ, PYTHONPATH="", NUMBA_ENABLE_CUDASIM="1")
+    run = subprocess.run([sys.executable, "use.py"], cwd=tmp_path, env=env, capture_output=True, text=True,
+                         timeout=300)
+    assert run.returncode == 0, run.stderr
+    got = json.loads(run.stdout)
+    import importlib
+    sys.path.insert(0, str(tmp_path))
+    try:
+        model = importlib.import_module("model")
+    finally:
+        sys.path.remove(str(tmp_path))
+    rng = np.random.default_rng(0)
+    w, X, y = rng.normal(size=4), rng.normal(size=(40, 4)), rng.normal(size=40)
+    U, s = rng.normal(size=(40, 6)), rng.normal(size=40)
+    want = transpyle.vmap(model.loss, in_axes=(None, 0, 0), backend="numpy")(w, X, y)
+    np.testing.assert_allclose(got["loss"], want, rtol=1e-12)
+    np.testing.assert_allclose(got["stencil"], transpyle.vmap(model.stencil, backend="numpy")(U, s), rtol=1e-12)
