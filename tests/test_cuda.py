@@ -5,6 +5,7 @@ module with Numba's CPU target, which type-checks the device code as the simulat
 tests/gpu/ runs checks like these on a real GPU.
 """
 import importlib.util
+import json
 import math
 import os
 import subprocess
@@ -101,6 +102,53 @@ def long_history(x):
     return h[LONG - 1]
 
 
+def logistic_loss(w, x, y):
+    z = 0.0
+    for j in range(x.shape[0]):
+        z += w[j] * x[j]
+    if z >= 0.0:
+        return math.log1p(math.exp(-z)) + (1.0 - y) * z
+    return math.log1p(math.exp(z)) - y * z
+
+
+def nested(u, s):
+    """Nested loops overwriting a scalar: a tape of u.shape[0] * 3 values per example."""
+    t = 0.0
+    for i in range(u.shape[0]):
+        for k in range(3):
+            t = np.sin(t * s + u[i])
+    return t
+
+
+def many_scalars(a, b, c, d, e, f, g, h, k):
+    return a * b + np.sin(c) * d - e / (1.0 + f * f) + g * h * k
+
+
+def squared_error(w, b, x, y):
+    z = b
+    for j in range(x.shape[0]):
+        z += w[j] * x[j]
+    return (z - y) ** 2
+
+
+def total_error(w, b, x, y):
+    return np.sum(transpyle.vmap(squared_error, in_axes=(None, None, 0, 0))(w, b, x, y))
+
+
+def mean_error(w, b, x, y):
+    return np.mean(transpyle.vmap(squared_error, in_axes=(None, None, 0, 0))(w, b, x, y))
+
+
+def not_a_sum(w, b, x, y):
+    return np.max(transpyle.vmap(squared_error, in_axes=(None, None, 0, 0))(w, b, x, y))
+
+
+def decay(u, x):
+    while x > 1.0:
+        x = x * 0.5 + u[0] * x
+    return x
+
+
 @pytest.fixture
 def pendulum_inputs(rng):
     return rng.uniform(5.0, 10.0, B), rng.uniform(0.1, 0.5, B), rng.uniform(-1.0, 1.0, B)
@@ -166,6 +214,53 @@ def test_arrays_created_in_the_body_live_in_local_arrays_or_the_workspace(rng):
     assert "[:, _thread" in column[1] and len(column[2].workspace) == 2      # w and its tangent
 
 
+def test_per_example_gradient_of_an_array_uses_reverse_mode(rng):
+    d = 7
+    w, X, y = rng.normal(size=d), rng.normal(size=(B, d)), rng.integers(0, 2, B).astype(np.float64)
+    grad = transpyle.grad(logistic_loss)
+    got, want = both(lambda be: transpyle.vmap(grad, in_axes=(None, 0, 0), backend=be), w, X, y)
+    assert_same(got, want)
+    assert got.shape == (B, d)
+    W = rng.normal(size=(B, d))                        # a parameter vector per example
+    assert_same(*both(lambda be: transpyle.vmap(transpyle.value_and_grad(logistic_loss), backend=be), W, X, y))
+    f8, f8_2 = parse_kind("f8[:]"), parse_kind("f8[:, :]")
+    _, text, spec, _ = gpu.build(grad, (f8, f8_2, f8), (None, 0, 0), 0)
+    assert spec.mode == "reverse" and [b.array for b in spec.out_buffers] == ["bw"]
+
+
+def test_reverse_mode_tapes_are_sized_before_launch(rng):
+    u, s = rng.normal(size=(B, 5)), rng.uniform(0.5, 1.5, B)
+    grad = transpyle.grad(nested, argnums=(0, 1))
+    assert_same(*both(lambda be: transpyle.vmap(grad, backend=be), u, s))
+    _, text, spec, _ = gpu.build(grad, (parse_kind("f8[:, :]"), parse_kind("f8[:]")), 0, 0)
+    tape = next(b for b in spec.workspace if b.array.startswith("_tape"))
+    assert tape.rows_value((u, s), (0, 0)) == 5 * 3 and "rt." not in text
+    # more than FORWARD_MAX_SCALARS scalars: reverse mode too
+    args = [rng.normal(size=B) for _ in range(9)]
+    grad = transpyle.grad(many_scalars, argnums=tuple(range(9)))
+    assert_same(*both(lambda be: transpyle.vmap(grad, backend=be), *args))
+
+
+@pytest.mark.parametrize("deterministic", [False, True])
+def test_gradient_of_a_sum_over_a_batch_is_reduced_across_threads(rng, deterministic):
+    w, b, X, y = rng.normal(size=5), 0.3, rng.normal(size=(B, 5)), rng.normal(size=B)
+    for f, T, argnums in [(total_error, transpyle.grad, (0, 1)), (mean_error, transpyle.value_and_grad, 0),
+                          (mean_error, transpyle.grad, (0, 2))]:      # x is batched: its gradient per example
+        got = T(f, argnums=argnums, backend="cuda", deterministic=deterministic)(w, b, X, y)
+        # the numba backend for one case (compiling is slow), the numpy backend for the others
+        want = T(f, argnums=argnums, backend="numba" if f is total_error else "numpy")(w, b, X, y)
+        for g, v in zip(got, want):
+            assert np.shape(g) == np.shape(v)
+            np.testing.assert_allclose(g, v, rtol=1e-12, atol=1e-12)
+
+
+def test_what_a_reduced_gradient_must_look_like(rng):
+    w, X, y = rng.normal(size=5), rng.normal(size=(B, 5)), rng.normal(size=B)
+    with pytest.raises(TranspileError, match=r"test_cuda\.py:\d+: .*sum or mean over a batch, and this return value "
+                                             r"is not np\.sum(.|\n)*hint: write the function as"):
+        transpyle.grad(not_a_sum, backend="cuda")(w, 0.3, X, y)
+
+
 def test_device_arrays_are_used_in_place_and_results_stay_on_the_device(pendulum_inputs):
     g, c, x0 = pendulum_inputs
     f = transpyle.vmap(transpyle.grad(pendulum20), in_axes=(0, None, 0), backend="cuda")
@@ -189,6 +284,8 @@ def test_cpu_implementation_type_checks_the_kernel_module(monkeypatch, pendulum_
     u, s = pendulum_inputs[0].reshape(8, 5), pendulum_inputs[1][:8]
     assert_same(*both(lambda be: transpyle.vmap(vg, backend=be), u, s))
     assert_same(*both(lambda be: transpyle.vmap(transpyle.grad(powers), backend=be), u[:, 0], s))
+    grad = transpyle.grad(nested, argnums=(0, 1))                 # reverse mode: tapes, array results
+    assert_same(*both(lambda be: transpyle.vmap(grad, backend=be), u, s))
 
 
 def test_what_a_thread_cannot_do_is_an_error_at_the_line(rng):
@@ -201,8 +298,14 @@ def test_what_a_thread_cannot_do_is_an_error_at_the_line(rng):
     def array_result(x):
         return x * 2.0
 
-    with pytest.raises(TranspileError, match="scalar results per example"):
+    with pytest.raises(TranspileError, match=r"return x \* 2\.0: creates a new array"):
         transpyle.vmap(array_result, backend="cuda")(rng.normal(size=(B, 3)))
+
+    def returns_an_argument(x):
+        return x
+
+    with pytest.raises(TranspileError, match="result 'x' is an array that the cuda backend cannot place"):
+        transpyle.vmap(returns_an_argument, backend="cuda")(rng.normal(size=(B, 3)))
     def data_sized(x):
         n = int(x * 3.0) + 1
         a = np.zeros(n)
@@ -222,9 +325,12 @@ def test_what_a_thread_cannot_do_is_an_error_at_the_line(rng):
 
     with pytest.raises(TranspileError, match="inside a loop"):
         transpyle.vmap(in_loop, backend="cuda")(rng.normal(size=B))
-    with pytest.raises(TranspileError, match="forward mode, which takes at most 8 real scalar"):
-        transpyle.vmap(transpyle.grad(differences), in_axes=(0, None), backend="cuda")(rng.normal(size=(B, 3)), 1.0)
+    with pytest.raises(TranspileError, match=r"test_cuda\.py:\d+: while x > 1\.0:: reverse mode records .*while "
+                                             r"loop's trip count depends on the data(.|\n)*forward mode"):
+        transpyle.vmap(transpyle.grad(decay), backend="cuda")(rng.normal(size=(B, 2)), rng.uniform(2, 5, B))
     with pytest.raises(TranspileError, match="compiles batched functions"):
+        transpyle.jacfwd(pendulum20, backend="cuda")(1.0, 0.1, 0.2)
+    with pytest.raises(TranspileError, match="differentiates a sum or mean over a batch"):
         transpyle.grad(pendulum20, backend="cuda")(1.0, 0.1, 0.2)
 
 
@@ -250,3 +356,68 @@ def test_without_a_gpu_or_the_simulator_the_error_says_what_to_do(tmp_path):
     if out.stdout.strip() == "ran":
         pytest.skip("this machine has a GPU")
     assert "found no usable GPU" in out.stdout and "NUMBA_ENABLE_CUDASIM=1" in out.stdout, out.stdout + out.stderr
+
+
+COMPILED_MODEL = '''
+import math
+import numpy as np
+
+
+def loss(w, x, y):
+    z = 0.0
+    for j in range(x.shape[0]):
+        z += w[j] * x[j]
+    return math.log1p(math.exp(-z)) + (1.0 - y) * z, z
+
+
+def stencil(u, s):
+    w = np.empty_like(u)
+    for i in range(u.shape[0]):
+        w[i] = u[i] * s
+    r = 0.0
+    for i in range(1, u.shape[0]):
+        r += math.sin(w[i] - w[i - 1]) ** 2
+    return r
+'''
+
+COMPILED_USE = '''
+import sys
+sys.modules["transpyle"] = None             # the compiled module must not need it
+import json
+import numpy as np
+import model_cuda
+rng = np.random.default_rng(0)
+w, X, y = rng.normal(size=4), rng.normal(size=(40, 4)), rng.normal(size=40)
+U, s = rng.normal(size=(40, 6)), rng.normal(size=40)
+value, z = model_cuda.loss_vmap(w, X, y)
+print(json.dumps({"loss": [value.tolist(), z.tolist()], "stencil": model_cuda.stencil_vmap(U, s).tolist()}))
+'''
+
+
+@pytest.mark.subprocess
+def test_compiled_cuda_module_runs_without_transpyle(tmp_path):
+    from transpyle.compile import compile_module
+    (tmp_path / "model.py").write_text(COMPILED_MODEL)
+    (tmp_path / "use.py").write_text(COMPILED_USE)
+    text = compile_module(str(tmp_path / "model.py"), ["loss", "stencil"], modes=("vmap",), backend="cuda",
+                          kinds={"loss": ["f8[:]", "f8[:]", "f8"], "stencil": ["f8[:]", "f8"]},
+                          in_axes={"loss": (None, 0, 0), "stencil": 0})
+    assert "import transpyle" not in text and "from transpyle" not in text and "@cuda.jit\ndef loss_kernel(" in text
+    (tmp_path / "model_cuda.py").write_text(text)
+    env = dict(os.environ, PYTHONPATH="", NUMBA_ENABLE_CUDASIM="1")
+    run = subprocess.run([sys.executable, "use.py"], cwd=tmp_path, env=env, capture_output=True, text=True,
+                         timeout=300)
+    assert run.returncode == 0, run.stderr
+    got = json.loads(run.stdout)
+    import importlib
+    sys.path.insert(0, str(tmp_path))
+    try:
+        model = importlib.import_module("model")
+    finally:
+        sys.path.remove(str(tmp_path))
+    rng = np.random.default_rng(0)
+    w, X, y = rng.normal(size=4), rng.normal(size=(40, 4)), rng.normal(size=40)
+    U, s = rng.normal(size=(40, 6)), rng.normal(size=40)
+    want = transpyle.vmap(model.loss, in_axes=(None, 0, 0), backend="numpy")(w, X, y)
+    np.testing.assert_allclose(got["loss"], want, rtol=1e-12)
+    np.testing.assert_allclose(got["stencil"], transpyle.vmap(model.stencil, backend="numpy")(U, s), rtol=1e-12)

@@ -130,6 +130,9 @@ class Transformed:
         backend = self.backend_name
         key = (kinds, backend, tuple(_ct_key(e) for e in extra), tuple((static or {}).items()))
         entry = self._compiled.get(key)
+        if entry is None and backend == "cuda" and self.mode in ("grad", "value_and_grad"):
+            self._check_argnums(len(args))
+            entry = self._compiled[key] = _reduced_on_gpu(self, kinds, len(args))
         if entry is None:
             if self.mode != "primal":
                 self._check_argnums(len(args))
@@ -221,11 +224,34 @@ class Transformed:
         return transform, out_tree, layout
 
 
+def _reduced_on_gpu(transformed, kinds, nargs):
+    """grad of a sum or mean over a vmapped function, as one CUDA kernel (transpyle/gpu.py, docs/cuda.md)."""
+    from . import gpu
+    from .backends.cuda_backend import compile_kernel_module
+    red = gpu.reduction(transformed, kinds)
+    example_kinds = red.example_args(kinds)
+    fname, text, spec, ctx = gpu.build(red.per_example, example_kinds, red.in_axes, 0, reduce=red.reduce,
+                                       deterministic=getattr(transformed, "deterministic", False))
+    launch = compile_kernel_module(load_module(text, fname), spec, mean=red.how == "mean")
+    getters = [getter for _, getter, _ in ctx.captured.values()]
+    if getters:
+        launch = _with_captured(launch, len(example_kinds), getters)
+    value_and_grad = transformed.mode == "value_and_grad"
+
+    def call(*args):
+        out = launch(*red.example_args(args))
+        return (out[0], out[1]) if value_and_grad else out
+    return call
+
+
 def _decorator(mode):
-    def transform(fun=None, argnums=0, has_aux=False, holomorphic=False, backend=None):
+    def transform(fun=None, argnums=0, has_aux=False, holomorphic=False, backend=None, deterministic=False):
         if fun is None:       # used as @transpyle.grad(argnums=1)
-            return lambda f: Transformed(f, mode, argnums, has_aux, backend, holomorphic)
-        return Transformed(fun, mode, argnums, has_aux, backend, holomorphic)
+            return lambda f: transform(f, argnums, has_aux, holomorphic, backend, deterministic)
+        out = Transformed(fun, mode, argnums, has_aux, backend, holomorphic)
+        # cuda only (the other backends always are): sums over a batch in a fixed order, not atomically
+        out.deterministic = deterministic
+        return out
     transform.__transpyle_transform__ = True     # may be called in transformed code (specialized)
     return transform
 
@@ -235,7 +261,10 @@ grad.__doc__ = """Gradient of a scalar function with respect to argument(s) ``ar
 
 ``grad(f)(x, ...)`` has the shape of ``x``; with a tuple ``argnums`` a tuple of gradients.
 With ``has_aux=True`` ``f`` returns ``(value, aux)`` and the result is ``(gradient, aux)``.
-``backend`` is ``"numba"`` (default, or ``$TRANSPYLE_BACKEND``) or ``"numpy"``.
+``backend`` is ``"numba"`` (default, or ``$TRANSPYLE_BACKEND``) or ``"numpy"``; ``"cuda"`` takes
+``f`` of the form ``return np.sum(vmap(loss, in_axes=...)(w, x, y))`` (or ``np.mean``) and runs it as
+one kernel whose threads add up per-example gradients, atomically or, with ``deterministic=True``,
+in a fixed order by a second kernel (docs/cuda.md).
 A complex output needs ``holomorphic=True`` (then the result is f'(z)); a real output of complex
 arguments gives JAX's convention, df/dx - i df/dy."""
 

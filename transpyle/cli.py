@@ -68,7 +68,8 @@ def main(argv=None):
                            "or once per --function, in order")
     comp.add_argument("--in-axes", action="append", default=None,
                       help="for --mode vmap: one axis or None per argument (once, or once per --function)")
-    comp.add_argument("--backend", default="numba", choices=["numba", "numpy"])
+    comp.add_argument("--backend", default="numba", choices=["numba", "numpy", "cuda"],
+                      help="cuda: --mode vmap as Numba-CUDA kernels with host wrappers (docs/cuda.md)")
     comp.add_argument("-o", "--output", required=True, help="the module to write, e.g. model_ad.py")
     comp.add_argument("--check", action="store_true", help="write nothing; exit 1 when OUTPUT is stale")
     sub.add_parser("demo", help="fit a logistic regression written as a Python loop, with transpyle.grad")

@@ -6,7 +6,8 @@ public name (``loss`` for the primal, ``loss_grad``, ``loss_value_and_grad``, ``
 ``loss_jvp``, ``loss_jacfwd``, ``loss_jacrev``, ``loss_hessian``, ``loss_vmap``) with the helpers
 it calls, each decorated with ``numba.njit(cache=True)``, and a copy of the run-time helper modules
 (``transpyle/runtime/``) that the generated code calls. With ``backend="numpy"`` the decorators are
-left out and the copied helpers are their plain NumPy versions, so the module needs only numpy.
+left out and the copied helpers are their plain NumPy versions, so the module needs only numpy;
+``backend="cuda"`` (``vmap`` only) writes kernels and host wrappers instead (``compile_cuda``).
 The text is deterministic: the header names the source file, a digest of its text and the
 command that wrote it, so ``transpyle compile --check`` can tell a stale module by regenerating.
 """
@@ -97,12 +98,16 @@ def compile_module(path, functions, modes=("grad",), argnums=0, kinds=None, in_a
     kinds not given are guessed from the source, as ``transpyle show`` does; a pytree argument's
     kinds are a pytree of kind strings, and the compiled function takes its leaves in order.
     ``in_axes`` (for ``vmap``) is one value for every function or a dict by function name."""
-    if backend == "cuda":
-        raise TranspileError("compiled modules for the cuda backend are not implemented",
-                             hint="use vmap(..., backend='cuda') from Python (docs/cuda.md), or --backend numba")
-    if backend not in ("numba", "numpy"):
-        raise TranspileError(f"unknown backend '{backend}'", hint="numba or numpy")
+    if backend not in ("numba", "numpy", "cuda"):
+        raise TranspileError(f"unknown backend '{backend}'", hint="numba, numpy or cuda")
+    if backend == "cuda" and set(modes) != {"vmap"}:
+        raise TranspileError("compiled modules for the cuda backend hold vmapped functions only",
+                             hint="use --mode vmap (derivatives: vmap(grad(f), backend='cuda') from Python, "
+                                  "docs/cuda.md)")
     module = load_source_module(path)
+    if backend == "cuda":                  # kernels and host wrappers: compile_cuda.py
+        from .compile_cuda import compile_cuda_module
+        return compile_cuda_module(path, module, functions, kinds, in_axes, _source_digest(path), command)
     defs, order = {}, []                   # function name -> (text, tree); the order they are written
     publics = []
     for fname in functions:
