@@ -300,3 +300,17 @@ def test_show_array_lifting(rng):
                           strategy="array")
     # as Numba compiles it: the branch runs per lane inside one loop over the lanes, no parallel driver
     assert "array lifting" in text and "numba.prange" not in text and "for _b1 in range(_B1):" in text
+
+
+def contract(x):
+    y = x
+    while y > 1.0:                      # from 0 to ~70 trips: tapes grow differently per lane
+        y = 0.9 * y + 0.01 * math.sin(y)
+    return y * x
+
+
+@pytest.mark.parametrize("how", STRATEGIES)
+def test_tapes_of_lanes_with_very_different_trip_counts(how, rng):
+    x = np.concatenate([[0.5], rng.uniform(1.0, 1000.0, size=6), [0.9]])
+    g = transpyle.grad(contract, backend=how[0])
+    assert_same(vmapped(g, how)(x), loop_over(g, (0,), (x,)))

@@ -71,6 +71,7 @@ class Lifter:
         self.flagged = {}           # variable -> its flag, for values first assigned under a mask
         self.defined = set(self.params)
         self.localized = set()      # batched numbers that live in one lane loop: no buffer
+        self.tapes = set()
 
     # ---- which values carry the batch axis ------------------------------------------------------------
     def reads_batched(self, node):
@@ -89,6 +90,17 @@ class Lifter:
     def analyse(self, body):
         while self._scan(body, False):
             pass
+        # tapes (results of the tape helpers, and names for them) take no masked update: see rules.Tape
+        assigned = [s for s in gast.walk(self.tree) if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)]
+        while True:
+            before = len(self.tapes)
+            for s in assigned:
+                prim, _ = lookup(s.value) if not isinstance(s.value, gast.Name) else (None, None)
+                if prim is not None and isinstance(prim.batch, rules.Tape) or \
+                        isinstance(s.value, gast.Name) and s.value.id in self.tapes:
+                    self.tapes.add(s.targets[0].id)
+            if len(self.tapes) == before:
+                break
 
     def _mark(self, var):
         if var in self.batched:
@@ -216,6 +228,9 @@ class Lifter:
             expr = self.reduction(prim, bound, rule)
             if expr is not None:
                 return [], expr
+        elif isinstance(rule, rules.Tape):
+            if self.is_batched(bound["tape"]):
+                return [], substitute(parse_expr(rule.template), {k: self.shapes(v) for k, v in bound.items()})
         elif callable(rule):
             batched = {p: self.reads_batched(node) for p, node in bound.items()}
             template = rule(batched, kinds, bound)
@@ -473,10 +488,10 @@ class Lifter:
             return [s]
         kind = self.ctx.kinds[var]
         pre, expr = self.value(s, kind, mask)
-        if self.lane_loops and isinstance(expr, gast.Name):
+        if self.lane_loops and isinstance(expr, gast.Name) and var not in self.tapes:
             expr = _call("np.copy", expr)         # lane loops write into the buffer: never share one
         flag = self.flagged.get(var)
-        if mask is None or not self.outlives(var, local):
+        if mask is None or not self.outlives(var, local) or var in self.tapes:
             stmts = pre + [gast.copy_location(assign(var, expr), s)]
             return stmts + ([assign(flag, const(True))] if flag else [])
         masked = assign(var, _call("rt.select_lanes", name(mask), expr, name(var)))

@@ -13,8 +13,8 @@ Rules whose form depends on ranks or static arguments are functions of ``(kinds,
 
 The batching rule (``batch``) says what array lifting (``passes/lift``) emits when operands carry a
 leading batch axis: ``LANEWISE`` (the same call on the batched operands, their ranks aligned: every
-elementwise primitive), ``SHAPE`` (a fact about shapes, the same for every example), an
-:class:`AlongAxis` (a reduction: the run-time helper reducing along the shifted axis), or a function
+elementwise primitive), ``SHAPE`` (a fact about shapes, the same for every example), a
+:class:`Tape` (the tape helpers), an :class:`AlongAxis` (a reduction: the run-time helper reducing along the shifted axis), or a function
 ``(batched, kinds, statics) -> template`` (``batched``: parameter -> whether it has the batch axis;
 the template names the operands by parameter, ``None`` when no vectorized form fits). Primitives
 without a rule run once per example in a loop over the batch.
@@ -40,7 +40,7 @@ class Primitive:
     lower: object = None          # (call node, statics, kinds) -> expression emitted instead
     varargs: bool = False         # the first parameter takes a tuple/list of operands
     jvp: object = None            # LINEAR, dict param -> tangent template, or (kinds, statics) -> dict
-    batch: object = None          # LANEWISE, SHAPE, AlongAxis, (batched, kinds, statics) -> template, or None
+    batch: object = None          # LANEWISE, SHAPE, Tape, AlongAxis, (batched, kinds, statics) -> template, or None
 
     @property
     def stacks(self):
@@ -106,6 +106,13 @@ LINEAR = "linear"
 #: batching rules (see the module docstring)
 LANEWISE = "lanewise"
 SHAPE = "shape"
+
+
+@dataclass(frozen=True)
+class Tape:
+    """The batching rule of a tape operation: ``template`` (a tape with a row per lane). Under a mask it
+    needs no masked update: the entries the other lanes get are beyond what they push and pop."""
+    template: str
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import runtime as rt
 from ..kinds import BOOL, INT, Kind
-from . import LANEWISE, LINEAR, define
+from . import LANEWISE, LINEAR, Tape, define
 from .common import StaticError
 
 # the user's stop_gradient(x): x, with no derivative in either mode
@@ -24,8 +24,10 @@ define("rt.array_tape", [rt.array_tape], "like", lambda k, s: k["like"].with_ndi
 define("rt.tape_push", [rt.tape_push], "tape, value", lambda k, s: k["tape"], diff=("tape", "value"), jvp=LINEAR)
 define("rt.tape_pop", [rt.tape_pop], "tape", lambda k, s: k["tape"].with_ndim(k["tape"].ndim - 1), diff=("tape",),
        jvp=LINEAR)
-define("rt.reserve", [rt.reserve], "tape, size", lambda k, s: k["tape"], diff=("tape",), jvp=LINEAR)
-define("rt.push", [rt.push], "tape, top, value", lambda k, s: k["tape"], diff=("tape", "value"), jvp=LINEAR)
+define("rt.reserve", [rt.reserve], "tape, size", lambda k, s: k["tape"], diff=("tape",), jvp=LINEAR,
+       batch=Tape("rt.reserve_lanes(tape, size)"))
+define("rt.push", [rt.push], "tape, top, value", lambda k, s: k["tape"], diff=("tape", "value"), jvp=LINEAR,
+       batch=Tape("rt.push_lanes(tape, top, value)"))
 define("rt.unbroadcast", [rt.unbroadcast], "g, x", lambda k, s: k["g"].with_ndim(k["x"].ndim), diff=("g",),
        jvp=LINEAR)
 define("np.expand_dims", [np.expand_dims], "x, axis", lambda k, s: k["x"].with_ndim(k["x"].ndim + 1),

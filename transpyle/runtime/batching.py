@@ -7,7 +7,7 @@ NumPy (what the numpy backend runs) with a Numba implementation registered by ``
 import numpy as np
 
 from numba import types
-from numba.extending import overload
+from numba.extending import overload, register_jitable
 
 
 def lanes(value, size):
@@ -60,3 +60,47 @@ def _gather_lanes_numba(x, index):
             out[b] = x[b, index[b]]
         return out
     return impl
+
+
+# ---- tapes of batched numbers: one row per lane ----------------------------------------------------
+# Lanes run different trip counts, so a tape grows to the longest lane; the entries a lane does not
+# use are never read back (each lane pops only what it pushed), so tapes need no masked update.
+def lane_value(x, b):
+    """``x[b]`` for a batched value, ``x`` itself for one shared by every lane."""
+    return x[b] if np.ndim(x) else x
+
+
+@overload(lane_value, jit_options={"cache": True})
+def _lane_value_numba(x, b):
+    if isinstance(x, types.Array):
+        return lambda x, b: x[b]
+    return lambda x, b: x
+
+
+def reserve_lanes(tape, size):
+    """``tape`` (a row per lane) with room for ``size`` entries in every row (a number, or one per lane)."""
+    need = 0
+    for b in range(tape.shape[0]):
+        need = max(need, lane_value(size, b))
+    if need <= tape.shape[1]:
+        return tape
+    bigger = np.empty((tape.shape[0], max(need, 2 * tape.shape[1])), tape.dtype)
+    for b in range(tape.shape[0]):
+        for k in range(tape.shape[1]):
+            bigger[b, k] = tape[b, k]
+    return bigger
+
+
+def push_lanes(tape, top, value):
+    """Store each lane's ``value`` at its ``top`` (numbers, or one per lane), growing the tape if needed."""
+    need = 0
+    for b in range(tape.shape[0]):
+        need = max(need, lane_value(top, b) + 1)
+    tape = reserve_lanes(tape, 2 * need if need > tape.shape[1] else need)
+    for b in range(tape.shape[0]):
+        tape[b, lane_value(top, b)] = lane_value(value, b)
+    return tape
+
+
+register_jitable(reserve_lanes)
+register_jitable(push_lanes)
