@@ -289,8 +289,10 @@ class Lifter:
         parts = index.elts if isinstance(index, gast.Tuple) else [index]
         if self.is_batched(x) and not any(self.reads_batched(p) for p in parts):
             whole = gast.Slice(lower=None, upper=None, step=None)
-            return [], gast.Subscript(value=x, slice=gast.Tuple(elts=[whole] + [self.shapes(p) for p in parts],
-                                                                ctx=gast.Load()), ctx=gast.Load())
+            lanes = gast.Subscript(value=x, slice=gast.Tuple(elts=[whole] + [self.shapes(p) for p in parts],
+                                                             ctx=gast.Load()), ctx=gast.Load())
+            # an example reads a number by value; the lanes of it are a view of x: copy them
+            return [], lanes if target_kind.ndim else _call("np.copy", lanes)
         if not self.is_batched(x) and all(not isinstance(p, gast.Slice) and not (isinstance(p, gast.Constant) and
                                                                                 p.value is None) for p in parts):
             parts = [self.lift(p, self.ctx.expr_kind(p)) if not self.reads_batched(p) else p for p in parts] \

@@ -15,6 +15,7 @@ active variables (see ``activity``) get adjoints ``bx``.
 """
 import copy
 import linecache
+from collections import Counter
 import os
 
 import gast
@@ -111,6 +112,30 @@ class Reverse:
 
     def kind(self, var):
         return self.kinds.get(var)
+
+    def find_single_uses(self, body):
+        """Numbers defined once and read once, by a later assignment of the same block: the adjoint
+        sweep reaches that use first and the definition next, with nothing between, so their adjoint
+        is set by the use (``b_t = contribution``) instead of zeroed, accumulated and zeroed again."""
+        loads = Counter(n.id for n in gast.walk(self.tree) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load))
+        outputs = set(self.outputs) | {a.id for a in self.tree.args.args}
+        single = set()
+
+        def visit(stmts):
+            for k, s in enumerate(stmts):
+                if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
+                    v = s.targets[0].id
+                    kind = self.kind(v)
+                    if v in self.active and v not in outputs and self.defs.get(v) == 1 and loads[v] == 1 and \
+                            isinstance(kind, Kind) and not kind.is_array:
+                        use = next((later for later in stmts[k + 1:] if v in loaded_names([later])), None)
+                        if isinstance(use, gast.Assign):
+                            single.add(v)
+                for block in (getattr(s, "body", None), getattr(s, "orelse", None)):
+                    if block:
+                        visit(block)
+        visit(body)
+        return single
 
     # ---- values that need no tape -------------------------------------------------------------------
     def find_cheap_values(self):
@@ -334,7 +359,7 @@ class Reverse:
         t = s.targets[0]
         if not isinstance(t, gast.Name) or t.id not in self.active:
             return []
-        if depth == 0 and self.defs.get(t.id, 0) <= 1:
+        if depth == 0 and self.defs.get(t.id, 0) <= 1 or t.id in self.single_use:
             return []
         return [assign(self.adj(t.id), self.zero(t.id))]
 
@@ -404,6 +429,8 @@ class Reverse:
         return gast.Call(func=parse_expr("rt.unbroadcast"), args=[contrib, name(operand)], keywords=[])
 
     def accumulate(self, var, contrib):
+        if var in self.single_use:
+            return assign(self.adj(var), contrib)
         return gast.AugAssign(target=name(self.adj(var), store=True), op=gast.Add(), value=contrib)
 
     def setitem_adjoint(self, s):
@@ -470,6 +497,7 @@ class Reverse:
         body = self.prepare(tree.body[:-1])
         tree.body = body + [ret]
         self.defs = self.count_defs()
+        self.single_use = self.find_single_uses(body)
         self.storage_names = {}
         self.find_cheap_values()
         # the adjoint sweep decides what must be saved; saving adds restores that read more names
