@@ -36,7 +36,7 @@ def binding(axis_name):
 def _axis_name(statics):
     node = statics["axis_name"]
     if not (isinstance(node, gast.Constant) and isinstance(node.value, str)):
-        raise StaticError("the axis name must be a string constant, e.g. 'batch'")
+        raise StaticError("the axis name must be a string constant", hint="e.g. lax.psum(x, 'batch')")
     return node.value
 
 
@@ -52,14 +52,14 @@ def _check_bound(bound, kinds, statics):
     if name not in axes:
         where = f"the enclosing pmap binds {', '.join(map(repr, axes))}" if axes else \
             "it is not inside a function mapped by transpyle.pmap"
-        raise StaticError(f"unbound axis name {name!r}: {where}; "
-                          f"map the function with transpyle.pmap(f, axis_name={name!r})")
+        raise StaticError(f"unbound axis name {name!r}: {where}",
+                          hint=f"map the function with transpyle.pmap(f, axis_name={name!r}), or use the name it binds")
     return None                   # the call stays as it is: pmap splits the function there
 
 
 def _refuse(k, s):
-    raise StaticError("a collective inside a differentiated function is not supported; take the derivative "
-                      "inside and apply the collective to it: g = grad(loss)(w, x, y); lax.pmean(g, 'batch')")
+    raise StaticError("a collective inside a differentiated function is not supported",
+                      hint="differentiate first, then combine: g = grad(loss)(w, x, y); lax.pmean(g, 'batch')")
 
 
 for _fn, _result in ((rt.psum, same("x")), (rt.pmean, floating("x")), (rt.pmax, same("x")), (rt.pmin, same("x"))):
