@@ -210,4 +210,5 @@ def test_dask_map_blocks_and_grad_sum(client, rng):
     np.testing.assert_allclose(g['w'], want['w'], rtol=1e-10)
     np.testing.assert_allclose(g['b'], want['b'], rtol=1e-10)
     with pytest.raises(np.linalg.LinAlgError, match="not positive definite"):      # raised on a worker
-        tdask.map_blocks(not_positive_definite, -da.ones((4, 2, 2), chunks=(2, 2, 2))).compute()
+        tdask.map_blocks(not_positive_definite, -da.ones((4, 2, 2), chunks=(2, 2, 2)), dtype=float,
+                         shape=(2, 2)).compute()

@@ -29,6 +29,7 @@ from .kinds import Kind, TupleKind
 from .pipeline import module_source
 
 _LOADED = {}        # in each process: (text digest, name) -> compiled function
+_PROBED = {}        # (block function, shapes of the arguments but axis 0) -> the result's (dtype, shape but axis 0)
 
 
 class BlockFunction:
@@ -122,9 +123,12 @@ def map_blocks(fn, *args, dtype=None, shape=None):
         raise TranspileError(f"map_blocks: '{block.fname}' returns a tuple, not one array",
                              hint="return one array per block (map_blocks builds one dask array)")
     if dtype is None or shape is None:
-        probe = block.probe([a[:1].compute() if isinstance(a, da.Array) else a for a in args])
-        dtype = probe.dtype if dtype is None else dtype
-        shape = probe.shape[1:] if shape is None else tuple(shape)
+        key = (block.key,) + tuple((a.shape[1:], a.dtype) if isinstance(a, da.Array) else np.shape(a) for a in args)
+        if key not in _PROBED:
+            probe = block.probe([a[:1].compute() if isinstance(a, da.Array) else a for a in args])
+            _PROBED[key] = (probe.dtype, probe.shape[1:])
+        dtype = _PROBED[key][0] if dtype is None else dtype
+        shape = _PROBED[key][1] if shape is None else tuple(shape)
     pairs, letters = [], iter("abcdefghjklmnopqrstuvwxyz")
     for a in args:
         if isinstance(a, da.Array):
