@@ -14,9 +14,14 @@ A task that fails raises the worker's exception, with its message, in the client
 import copy
 import hashlib
 
-import dask
-import dask.array as da
 import numpy as np
+
+try:
+    import dask
+    import dask.array as da
+except ImportError:                # an optional extra
+    raise ImportError("transpyle.dask needs dask: pip install 'transpyle[dask]' "
+                      "(dask[array,distributed])") from None
 
 from . import flat
 from . import tree as pytree
@@ -67,8 +72,9 @@ def _example(a):
 
 def block_function(fn, args):
     """(the BlockFunction of ``fn`` for arguments like ``args``, the TreeDef of its result or None
-    when the result is not a pytree, the kind of what the block function returns). ``fn`` is a transform (a plain function is jitted); pytree
-    arguments are flattened as the transforms do, so the block function takes their leaves."""
+    when the result is not a pytree, the kind of what the block function returns or None). ``fn``
+    is a transform (a plain function is jitted); pytree arguments are flattened as the transforms
+    do, so the block function takes their leaves."""
     if not isinstance(fn, Transformed):
         fn = jit(fn)
     examples = tuple(_example(a) for a in args)
@@ -97,7 +103,7 @@ def _result_kind(fn, tree, ctx):
         pass
     if fn.mode == "vmap" and ctx.helpers and isinstance(fn.out_axes, int):   # the per-example kind, batched
         one = ctx.expr_kind(ctx.helpers[0].body[-1].value)
-        return one.with_ndim(one.ndim + 1) if isinstance(one, Kind) else None
+        return one.with_ndim(one.ndim + 1) if isinstance(one, Kind) else one
     return None
 
 

@@ -117,12 +117,12 @@ def split(tree, ctx):
     known = set(params)                  # variables the host holds for every shard
     parts = []
     for j, seg in enumerate(segments):
-        later = loaded_names([s for seg_ in segments[j + 1:] for s in seg_]) | {c.operand.id for c in collectives[j:]
-                                                  if isinstance(c.operand, gast.Name)}
+        later = loaded_names([s for after in segments[j + 1:] for s in after]) | \
+            {c.operand.id for c in collectives[j:] if isinstance(c.operand, gast.Name)}
         last = j == len(segments) - 1
         outputs = () if last else tuple(sorted(stored_names(seg) & later))
         inputs = tuple(sorted(loaded_names(seg) & known, key=lambda v: (v not in params, v)))
-        if last and len(seg) == 1 and _host_value(seg[0].value):
+        if last and len(seg) == 1 and isinstance(seg[0], gast.Return) and _host_value(seg[0].value):
             parts.append(Part(None, inputs, outputs, ret=seg[0].value))
         elif not last and not outputs:
             parts.append(Part(None, (), ()))           # nothing read later: nothing to run
@@ -290,6 +290,8 @@ class Pmapped(Transformed):
         return [tuple(a if ax is None else _take(a, i, ax) for a, ax in zip(args, axes)) for i in range(n)]
 
     def _check_devices(self, n, desc):
+        if n == 0:
+            raise TranspileError(f"pmap over an empty axis ({desc})", hint="pass at least one shard")
         if self.devices is None:
             count = local_device_count()
             if n > count:
@@ -302,8 +304,6 @@ class Pmapped(Transformed):
         if n != count:
             raise TranspileError(f"pmap: the mapped axis has size {n} ({desc}), but {count} devices were given",
                                  hint=f"the size of the mapped axis must equal the number of devices ({count})")
-        if n == 0:
-            raise TranspileError("pmap over an empty axis", hint="pass at least one shard")
 
     def _run(self, args):
         shards = self._shards(args)
