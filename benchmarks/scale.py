@@ -124,7 +124,9 @@ def main():
             row("total", "dask grad_sum, data on workers", lambda: tdask.grad_sum(total_loss, w, dXp, dyp),
                 total, WORKERS)
 
-    print(f"logistic regression, N = {N:,} examples, d = {D}; {cores} cores, numba {numba.__version__}")
+    load = ", ".join(f"{v:.1f}" for v in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
+    print(f"logistic regression, N = {N:,} examples, d = {D}; {cores} cores, numba {numba.__version__}; "
+          f"load average at the end {load} (other work on the cores shows as lost speedup)")
     print()
     print(f"{'result':12} {'how':40} {'first call':>12} {'steady':>12} {'speedup':>8} {'overhead':>9}  check")
     baselines = {task: t for task, how, first, t, err, par in rows if par == 1}
