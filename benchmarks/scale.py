@@ -15,8 +15,10 @@ dask with ``transpyle.dask.grad_sum``). One table from one run. Rows:
 - a dask LocalCluster with 2 worker processes, one thread each (``transpyle.dask``; the data starts
   in the client, as for the other rows, and goes to the workers with the tasks).
 Columns: the first call (it compiles, or loads Numba's disk cache, and for the pools includes
-shipping the code), the best steady-state call, the speedup over the baseline and the overhead
-against a perfect split over the cores (time x cores / baseline - 1). Startup of the pools
+shipping the code), the best steady-state call, the speedup over the baseline, the overhead
+against a perfect split over the cores (time x cores / baseline - 1), and the cores the process
+actually got during a call (CPU time of all its threads over wall time: on a shared machine, less
+than the threads it runs). Startup of the pools
 (process start, imports) is listed separately. All results are checked against the baseline.
 This is a script, not a test.
 """
@@ -72,11 +74,16 @@ def main():
     grad_total = transpyle.grad(total_loss)
     rows, startup = [], []
 
-    def row(task, how, fn, check, parallelism):
+    def row(task, how, fn, check, parallelism, in_process=True):
         out, first = timed_first_call(fn)
         t = best_time(fn, repeat=3, min_batch_s=0.0)
         err = 0.0 if check is None else rel_err(np.reshape(out, np.shape(check)), check)
-        rows.append((task, how, first, t, err, parallelism))
+        c0, t0 = time.process_time(), time.perf_counter()
+        fn()
+        # the cores this process got during one call (CPU seconds of all its threads per second):
+        # on a shared machine, what the other work left; the pools' workers are other processes
+        used = (time.process_time() - c0) / (time.perf_counter() - t0) if in_process else None
+        rows.append((task, how, first, t, err, parallelism, used))
         return out
 
     threads = numba.get_num_threads()
@@ -99,7 +106,7 @@ def main():
         startup.append((f"ProcessPoolExecutor({WORKERS}) start", time.perf_counter() - t0))
         shards = [(w, Xs[i], ys[i]) for i in range(cores)]
         row("per-example", f"processes, {WORKERS} workers (pickled)",
-            lambda: np.concatenate(run_in_processes(pool, block, shards)), base, WORKERS)
+            lambda: np.concatenate(run_in_processes(pool, block, shards)), base, WORKERS, False)
 
     try:
         import dask.array as da
@@ -114,31 +121,35 @@ def main():
             chunk = N // (4 * WORKERS)
             dX, dy = da.from_array(X, chunks=(chunk, D)), da.from_array(y, chunks=chunk)
             row("per-example", f"dask map_blocks, {WORKERS} workers",
-                lambda: tdask.map_blocks(per_example, w, dX, dy).compute(), base, WORKERS)
+                lambda: tdask.map_blocks(per_example, w, dX, dy).compute(), base, WORKERS, False)
             row("total", f"dask grad_sum, {WORKERS} workers", lambda: tdask.grad_sum(total_loss, w, dX, dy),
-                total, WORKERS)
+                total, WORKERS, False)
             # the data already on the workers: what the compute costs without shipping it
             dXp, dyp = dX.persist(), dy.persist()
             row("per-example", "dask map_blocks, data on workers",
-                lambda: tdask.map_blocks(per_example, w, dXp, dyp).compute(), base, WORKERS)
+                lambda: tdask.map_blocks(per_example, w, dXp, dyp).compute(), base, WORKERS, False)
             row("total", "dask grad_sum, data on workers", lambda: tdask.grad_sum(total_loss, w, dXp, dyp),
-                total, WORKERS)
+                total, WORKERS, False)
 
     load = ", ".join(f"{v:.1f}" for v in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
     print(f"logistic regression, N = {N:,} examples, d = {D}; {cores} cores, numba {numba.__version__}; "
           f"load average at the end {load} (other work on the cores shows as lost speedup)")
     print()
-    print(f"{'result':12} {'how':40} {'first call':>12} {'steady':>12} {'speedup':>8} {'overhead':>9}  check")
-    baselines = {task: t for task, how, first, t, err, par in rows if par == 1}
-    for task, how, first, t, err, par in rows:
+    print(f"{'result':12} {'how':40} {'first call':>12} {'steady':>12} {'speedup':>8} {'overhead':>9} "
+          f"{'cores used':>10}  check")
+    baselines = {task: t for task, how, first, t, err, par, used in rows if par == 1}
+    for task, how, first, t, err, par, used in rows:
         speedup = baselines[task] / t
         overhead = t * par / baselines[task] - 1 if par > 1 else 0.0
-        print(f"{task:12} {how:40} {fmt(first):>12} {fmt(t):>12} {speedup:7.2f}x {overhead:8.0%}  {err:.0e}")
+        cores_used = f"{used:10.2f}" if used is not None else f"{'-':>10}"
+        print(f"{task:12} {how:40} {fmt(first):>12} {fmt(t):>12} {speedup:7.2f}x {overhead:8.0%} {cores_used}  "
+              f"{err:.0e}")
     print()
     for what, seconds in startup:
         print(f"startup: {what}: {fmt(seconds).strip()}")
     print("first call: compiles (or loads Numba's disk cache) and, for the pools, ships the code and data;"
-          " overhead: steady time x parallel workers / baseline - 1")
+          " overhead: steady time x parallel workers / baseline - 1;\ncores used: CPU seconds of this process's"
+          " threads per second of one call (the pools' workers are other processes: -)")
 
 
 if __name__ == "__main__":
