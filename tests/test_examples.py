@@ -75,3 +75,8 @@ def test_scipy_fit_with_a_compiled_module():
     assert ours.nfev < fd.nfev / 3 and ours.fun <= fd.fun * 1.01
     odes = module.ode(ode_ad)
     np.testing.assert_allclose(odes["jac=robertson_jacfwd"].y[:, -1], odes["finite differences"].y[:, -1], rtol=1e-6)
+
+
+def test_data_parallel():
+    w, w_one = load("data_parallel").main()
+    np.testing.assert_allclose(w, w_one, rtol=1e-10)

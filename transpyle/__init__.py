@@ -12,7 +12,17 @@ from .custom import custom_jvp, custom_vjp  # noqa: E402
 from . import lax, random, tree  # noqa: E402,F401
 from .api import grad, value_and_grad, vjp, jvp, linearize, jacfwd, jacrev, hessian, vmap, jit, show  # noqa: E402
 from .compile import compile_module  # noqa: E402
+from .parallel import pmap, local_device_count, local_devices  # noqa: E402
 
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "linearize", "jacfwd", "jacrev", "hessian", "vmap", "jit",
            "stop_gradient", "custom_jvp", "custom_vjp", "lax", "random", "tree", "show", "compile_module",
+           "pmap", "local_device_count", "local_devices",
            "TranspileError", "__version__"]
+
+
+def __getattr__(name):
+    # transpyle.dask needs the optional dask extra: imported on first use only
+    if name == "dask":
+        import importlib
+        return importlib.import_module(".dask", __name__)
+    raise AttributeError(f"module 'transpyle' has no attribute {name!r}")

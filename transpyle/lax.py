@@ -1,5 +1,6 @@
 """Structured control flow with JAX's names and semantics: ``fori_loop``, ``while_loop``, ``cond``,
-``switch``, ``scan``, ``select``.
+``switch``, ``scan``, ``select``; and the collectives of ``pmap`` (``psum``, ``pmean``, ``pmax``,
+``pmin``), which are markers that pmap carries out (``runtime/collectives.py``).
 
 Each is a plain Python function. In transformed code it is inlined like any helper, and the
 functions passed to it are inlined in turn, so it becomes an ordinary loop or branch: differentiable
@@ -57,6 +58,9 @@ def scan(f, init, xs):
         carry, y = f(carry, xs[i])
         ys[i] = y
     return carry, ys
+
+
+psum, pmean, pmax, pmin = rt.psum, rt.pmean, rt.pmax, rt.pmin
 
 
 def select(pred, on_true, on_false):

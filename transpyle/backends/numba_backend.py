@@ -25,14 +25,17 @@ def _compile_helpers(module, fname):
             setattr(module, attr, numba.njit(cache=True)(value))
 
 
-def compile_function(module, fname, args):
+def compile_function(module, fname, args, nogil=False, prange=True):
+    """``nogil=True`` releases the GIL while the function runs, so threads run it in parallel (pmap's
+    shards); ``prange=False`` runs numba.prange loops as plain loops (each shard has its own core).
+    A module is compiled with one set of options: Numba's cache index does not tell them apart."""
     _compile_helpers(module, fname)
     py = getattr(module, fname)
     dispatcher = getattr(module, "__njit_" + fname, None)
     if dispatcher is None:
         # a vmap driver's numba.prange loop runs on all cores
-        parallel = PRANGE_ONLY if "numba.prange" in getattr(module, "__transpyle_text__", "") else False
-        dispatcher = numba.njit(cache=True, parallel=parallel)(py)
+        threaded = prange and "numba.prange" in getattr(module, "__transpyle_text__", "")
+        dispatcher = numba.njit(cache=True, nogil=nogil, parallel=PRANGE_ONLY if threaded else False)(py)
         setattr(module, "__njit_" + fname, dispatcher)
     try:
         sig = tuple(numba.typeof(a) for a in args)

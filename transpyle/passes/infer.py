@@ -133,7 +133,7 @@ class _Infer:
         try:
             return prim.result_kind(KindMap(kinds, self.kinds), bound)
         except StaticError as exc:
-            raise self.ctx.error(stmt, f"{prim.key}: {exc}", hint="see docs/subset.md")
+            raise self.ctx.error(stmt, f"{prim.key}: {exc}", hint=exc.hint or "see docs/subset.md")
         except (KeyError, TypeError, AttributeError, IndexError) as exc:
             raise self.ctx.error(stmt, f"{prim.key} is not supported with these operands ({exc})",
                                  hint="see docs/subset.md")
@@ -218,7 +218,7 @@ def rule_for(ctx, stmt, value, direction):
         kinds = operand_kinds(ctx, prim, bound)
         templates = prim.vjp_templates(kinds, bound) if direction == "vjp" else prim.jvp_templates(kinds, bound)
     except StaticError as exc:
-        raise ctx.error(stmt, f"{prim.key}: {exc}")
+        raise ctx.error(stmt, f"{prim.key}: {exc}", hint=exc.hint)
     return prim, bound, templates
 
 

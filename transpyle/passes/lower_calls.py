@@ -30,7 +30,7 @@ def _statement(s, ctx):
     try:
         new = prim.lower(bound, kinds, bound)
     except StaticError as exc:
-        raise ctx.error(s, f"{prim.key}: {exc}")
+        raise ctx.error(s, f"{prim.key}: {exc}", hint=exc.hint)
     if new is not None:
         s.value = new
     return [s]

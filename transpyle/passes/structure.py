@@ -332,10 +332,12 @@ class _Flattener:
             arg = self.ev(node.args[0], out)
             if isinstance(arg, Struct):
                 return Struct(pytree.TreeDef("list"), arg.leaves())
-        if getattr(obj, "__transpyle_leafwise__", False) and len(node.args) == 1:
+        if getattr(obj, "__transpyle_leafwise__", False) and node.args:
             arg = self.ev(node.args[0], out)
-            if isinstance(arg, Struct):      # stop_gradient(params): applied to every leaf
-                return _from_treedef(arg.treedef(), [gast.Call(func=copy.deepcopy(func), args=[leaf], keywords=[])
+            if isinstance(arg, Struct):      # stop_gradient(params), psum(grads, 'i'): applied to every leaf
+                return _from_treedef(arg.treedef(), [gast.Call(func=copy.deepcopy(func),
+                                                               args=[leaf] + copy.deepcopy(node.args[1:]),
+                                                               keywords=copy.deepcopy(node.keywords))
                                                      for leaf in arg.leaves()])
         transform = self.transform_of(func)
         if transform is not None:

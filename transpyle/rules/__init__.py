@@ -174,4 +174,4 @@ def bind(prim, args, keywords):
 
 
 # the families register themselves on import
-from . import elementwise, reductions, linalg, arrays, generated, random, matrices  # noqa: E402,F401
+from . import elementwise, reductions, linalg, arrays, generated, random, matrices, collectives  # noqa: E402,F401

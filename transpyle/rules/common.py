@@ -5,7 +5,12 @@ from ..kinds import BOOL, INT, Kind, float_of, promote
 
 
 class StaticError(Exception):
-    """A static argument (axis, keepdims, shape) is not a compile-time constant."""
+    """A static argument (axis, keepdims, shape) is not a compile-time constant, or a rule refuses
+    its operands; ``hint`` is the one-line hint of the error the user sees."""
+
+    def __init__(self, message, hint=None):
+        super().__init__(message)
+        self.hint = hint
 
 
 def const_value(node, what="argument"):
