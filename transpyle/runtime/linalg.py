@@ -12,19 +12,26 @@ from numba.extending import register_jitable
 # in the subset Numba compiles, so both backends run the same code. Real matrices whose eigenvalues
 # may be complex are converted to complex128 first (Numba's eig only returns complex eigenvalues
 # for complex input).
-def _sym(x):
-    return 0.5 * (x + x.T)
 
 
-def _hermitian_part(x):
+def hermitian_part(x):
+    """(x + x^H) / 2: the part of a tangent a symmetric (Hermitian) factorization sees."""
     return 0.5 * (x + np.conj(x.T))
+
+
+def lower_half(x):
+    """The lower triangle of x with its diagonal halved (Murray's Phi in the Cholesky rules)."""
+    out = np.tril(x)
+    for i in range(min(out.shape[0], out.shape[1])):
+        out[i, i] *= 0.5
+    return out
 
 
 def _complex(a):
     return a.astype(np.complex128)
 
 
-def _gap_inverse(w):
+def gap_inverse(w):
     """F[i, j] = 1 / (w[j] - w[i]) off the diagonal, 0 on it (inf where eigenvalues repeat)."""
     n = w.shape[0]
     eye = np.eye(n, dtype=w.dtype)
@@ -170,32 +177,6 @@ def norm2_direction(x, which):
     return np.conj(np.outer(u[:, k], vh[k, :]))
 
 
-def nuclear_direction(x):
-    u, s, vh = np.linalg.svd(x, False)
-    return np.conj(np.dot(u, vh))
-
-
-def eigh_values_vjp(a, g):
-    # dw_i = Re(v_i^H da v_i): abar = conj(V diag(g) V^H) in JAX's convention for complex a
-    v = np.linalg.eigh(a)[1]
-    return np.conj(np.dot(v * g.reshape((1, g.shape[0])), np.conj(v.T)))
-
-
-def eigh_values_jvp(a, t):
-    v = np.linalg.eigh(a)[1]
-    return np.real(np.diag(np.dot(np.conj(v.T), np.dot(_hermitian_part(t), v))))
-
-
-def eigh_vectors_vjp(a, v, g):
-    w = np.linalg.eigh(a)[0]
-    return _sym(np.dot(v, np.dot(_gap_inverse(w) * np.dot(v.T, g), v.T)))
-
-
-def eigh_vectors_jvp(a, v, t):
-    w = np.linalg.eigh(a)[0]
-    return np.dot(v, _gap_inverse(w) * np.dot(v.T, np.dot(_sym(t), v)))
-
-
 def eig_values_vjp(a, g):
     # dl = diag(V^-1 da V), so abar = V^-T diag(g) V^T (a real matrix takes the real part)
     v = np.linalg.eig(_complex(a))[1]
@@ -208,33 +189,11 @@ def eig_values_jvp(a, t):
     return np.diag(np.dot(np.linalg.solve(v, _complex(t)), v))
 
 
-def cholesky_vjp(l, g):
-    """Murray's adjoint, made Hermitian: abar = herm(L^-T Phi(L^T g) conj(L)^-1), Phi = lower triangle
-    with the diagonal halved (the transpose of the tangent map below, as JAX's cotangents are); the
-    two inverses are triangular solves. For a real L, conj(L) = L."""
-    p = np.tril(np.dot(l.T, g))
-    for i in range(p.shape[0]):
-        p[i, i] *= 0.5
-    s = _substitute(np.ascontiguousarray(l.T), p, False)                             # L^-T P
-    s = _substitute(np.ascontiguousarray(np.conj(l).T), np.ascontiguousarray(s.T), False).T   # ... conj(L)^-1
-    return _hermitian_part(s)
-
-
-def cholesky_jvp(l, t):
-    # dL = L Phi(L^-1 herm(t) L^-H)
-    x = _substitute(l, _hermitian_part(t), True)                              # L^-1 herm(t)
-    x = _substitute(np.conj(l), np.ascontiguousarray(x.T), True).T            # ... L^-H
-    p = np.tril(x)
-    for i in range(p.shape[0]):
-        p[i, i] *= 0.5
-    return np.dot(l, p)
-
-
-for _helper in (_sym, _hermitian_part, _complex, _gap_inverse, slogdet_sign, slogdet_logdet, eigh_values, eigh_vectors, eig_values,
-                eig_vectors, qr_q, qr_r, svd_u, svd_s, svd_vh, lstsq_solution, lstsq_residuals, lstsq_rank,
-                lstsq_singular_values, nuclear_norm, solve_triangular, matrix_power, identity_like, _substitute, _power_tangent, matrix_power_jvp,
-                matrix_power_vjp, norm2_direction, nuclear_direction, eigh_values_vjp, eigh_values_jvp,
-                eigh_vectors_vjp, eigh_vectors_jvp, eig_values_vjp, eig_values_jvp, cholesky_vjp, cholesky_jvp):
+for _helper in (hermitian_part, lower_half, _complex, gap_inverse, slogdet_sign, slogdet_logdet, eigh_values,
+                eigh_vectors, eig_values, eig_vectors, qr_q, qr_r, svd_u, svd_s, svd_vh, lstsq_solution,
+                lstsq_residuals, lstsq_rank, lstsq_singular_values, nuclear_norm, solve_triangular, matrix_power,
+                identity_like, _substitute, _power_tangent, matrix_power_jvp, matrix_power_vjp, norm2_direction,
+                eig_values_vjp, eig_values_jvp):
     register_jitable(_helper)
 
 
@@ -276,7 +235,7 @@ def qr_r_jvp(a, t):
 
 def _svd_parts(a):
     u, s, vh = np.linalg.svd(a, False)
-    return u, s, vh, _gap_inverse(s * s)
+    return u, s, vh, gap_inverse(s * s)
 
 
 def svd_jvp(a, t, which):
@@ -299,18 +258,6 @@ def svd_jvp(a, t, which):
         dau = np.dot(t.T, u)
         dv = dv + (dau - np.dot(v, np.dot(vh, dau))) / srow
     return np.ascontiguousarray(dv.T)
-
-
-def svd_s_vjp(a, g):
-    # ds_i = Re(u_i^H da v_i): abar = conj(U diag(g) Vh) in JAX's convention (U diag(g) Vh when real)
-    u, s, vh = np.linalg.svd(a, False)
-    return np.conj(np.dot(u * g.reshape((1, s.shape[0])), vh))
-
-
-def svd_s_jvp(a, t):
-    # ds_i = Re(u_i^H t v_i)
-    u, s, vh = np.linalg.svd(a, False)
-    return np.real(np.diag(np.dot(np.conj(u.T), np.dot(t, np.conj(vh.T))))).copy()
 
 
 def svd_vjp(a, g, which):
@@ -351,6 +298,6 @@ def pinv_vjp(a, p, g):
             + np.dot(np.dot(p.T, p), np.dot(g.T, np.eye(n) - np.dot(p, a))))
 
 
-for _helper in (qr_q_vjp, qr_r_vjp, _qr_vjp, _qr_tangent, qr_q_jvp, qr_r_jvp, _svd_parts, svd_jvp, svd_s_jvp, svd_s_vjp, svd_vjp,
+for _helper in (qr_q_vjp, qr_r_vjp, _qr_vjp, _qr_tangent, qr_q_jvp, qr_r_jvp, _svd_parts, svd_jvp, svd_vjp,
                 pinv_jvp, pinv_vjp):
     register_jitable(_helper)
