@@ -257,34 +257,24 @@ define("np.linalg.eigvals", [np.linalg.eigvals, rt.eig_values], "a", matrix(ndim
 define("rt.eig_vectors", [rt.eig_vectors], "a", matrix(dtype="complex128"), diff=("a",))
 
 
-def _real_only(rules, what, instead):
-    """Rules for real operands: a complex one is an error where (and only where) it is differentiated."""
-    def pick(k, s):
-        if k["a"].is_complex:
-            raise StaticError(f"{what} of complex matrices have no derivative rule here; use {instead}, or pass a "
-                              "real matrix")
-        return rules
-    return pick
-
-
-# ---- QR and SVD (real matrices, and singular values of complex ones; reduced QR of a tall or square matrix) --
-define("rt.qr_q", [rt.qr_q], "a", matrix(real=True), {"a": "rt.qr_q_vjp(a, g)"}, jvp={"a": "rt.qr_q_jvp(a, t)"})
-define("rt.qr_r", [rt.qr_r], "a", matrix(real=True), {"a": "rt.qr_r_vjp(a, g)"}, jvp={"a": "rt.qr_r_jvp(a, t)"})
-# singular values also of complex matrices; singular vectors of real ones only
+# ---- QR and SVD (reduced QR of a tall or square matrix; real or complex) ----------------------------
+define("rt.qr_q", [rt.qr_q], "a", matrix(), {"a": "rt.qr_q_vjp(a, g)"}, jvp={"a": "rt.qr_q_jvp(a, t)"})
+define("rt.qr_r", [rt.qr_r], "a", matrix(), {"a": "rt.qr_r_vjp(a, g)"}, jvp={"a": "rt.qr_r_jvp(a, t)"})
 # ds_i = Re(u_i^H t v_i): the adjoint is conj(U diag(g) Vh) (U diag(g) Vh when real), JAX's convention
 _U, _VH = "rt.svd_u(a, False)", "rt.svd_vh(a, False)"
 define("rt.svd_s", [rt.svd_s], "a, full_matrices=True", matrix(ndim=1, dtype="real"),
        lambda k, s: {"a": f"np.dot({_conj(k, 'a', _U)} * g, {_conj(k, 'a', _VH)})"}, diff=("a",),
        jvp=lambda k, s: {"a": _real_tangent(k, "a", f"np.sum({_conj(k, 'a', _U)} * np.dot(t, "
                                                  f"{_adjoint(k, 'a', _VH)}), axis=0)")})
+# singular vectors in JAX's gauge (see runtime/linalg.py): only functions that do not depend on the phase
+# of each singular pair have derivatives that mean anything
 for _k, _part in ((0, rt.svd_u), (2, rt.svd_vh)):
-    define(f"rt.{_part.__name__}", [_part], "a, full_matrices=True", matrix(),
-           _real_only({"a": f"rt.svd_vjp(a, g, {_k})"}, "singular vectors", "the singular values"), diff=("a",),
-           jvp=_real_only({"a": f"rt.svd_jvp(a, t, {_k})"}, "singular vectors", "the singular values"))
+    define(f"rt.{_part.__name__}", [_part], "a, full_matrices=True", matrix(), {"a": f"rt.svd_vjp(a, g, {_k})"},
+           diff=("a",), jvp={"a": f"rt.svd_jvp(a, t, {_k})"})
 
 
 # ---- pseudo-inverse and least squares (derivatives at constant rank) ------------------------------
-define("np.linalg.pinv", [np.linalg.pinv], "a", matrix(real=True), {"a": "rt.pinv_vjp(a, y, g)"},
+define("np.linalg.pinv", [np.linalg.pinv], "a", matrix(), {"a": "rt.pinv_vjp(a, y, g)"},
        jvp={"a": "rt.pinv_jvp(a, y, t)"})
 
 
@@ -294,7 +284,7 @@ def _lstsq_vjp(k, s):
 
 
 def _lstsq_kind(k, s):
-    _matrix(k, "a", real=True)
+    _matrix(k, "a")
     return _rhs_kind(k, s)
 
 
