@@ -1,7 +1,9 @@
 """Linear algebra rules (rules/matrices.py): every function against central finite differences in
 reverse mode (grad) and forward mode (jvp), on random well-conditioned matrices of a few sizes.
 
-Functions reduce through ``np.sin`` or a random weight so every output element matters. Functions of
+Functions reduce through ``np.sin`` or a random weight so every output element matters. Complex
+matrices are checked against df/dx - i df/dy (JAX's gradient of a real function), hessians against
+differences of the gradient. Functions of
 eigenvectors and singular vectors are gauge-invariant (``(v * w) @ v.T``, ``v * v``, ``np.abs(u)``),
 since their signs are arbitrary. eigh and cholesky read one triangle of their input (NumPy), and
 their rules are symmetrized (JAX), so those tests differentiate functions of ``(a + a.T) / 2``.
@@ -543,17 +545,17 @@ def complex_lstsq(x, b):
 
 
 COMPLEX = [
-    ("eigvalsh", hermitian_eigenvalues, (3, 3), (), True),
+    ("eigvalsh", hermitian_eigenvalues, (3, 3), (), False),
     ("eigh-vectors", hermitian_eigenvectors, (3, 3), (), True),
-    ("cholesky", hermitian_cholesky, (3, 3), ((3, 3),), True),
-    ("singular-values", complex_singular_values, (4, 3), (), True),
+    ("cholesky", hermitian_cholesky, (3, 3), ((3, 3),), False),
+    ("singular-values", complex_singular_values, (4, 3), (), False),
     ("singular-vectors-tall", complex_singular_vectors, (4, 3), (), True),
     ("singular-vectors-wide", complex_singular_vectors, (3, 4), (), False),
-    ("qr-tall", complex_qr, (4, 3), (), True),
+    ("qr-tall", complex_qr, (4, 3), (), False),
     ("qr-square", complex_qr, (3, 3), (), False),
     ("pinv-tall", complex_pinv, (4, 3), (), False),
     ("pinv-wide", complex_pinv, (3, 4), (), True),
-    ("lstsq", complex_lstsq, (4, 3), ((4,),), True),
+    ("lstsq", complex_lstsq, (4, 3), ((4,),), False),
 ]
 
 
@@ -603,7 +605,7 @@ def hessian_cases():
         ("inv", inv, general(3), False),
         ("det", det, general(3), False),
         ("slogdet", slogdet, general(3), False),
-        ("eigvalsh", eigvalsh, spd(3), True),
+        ("eigvalsh", eigvalsh, spd(3), False),
         ("eigh-vectors", eigh, spd(3), False),
         ("svd-values", svd_values, tall(4, 3), False),
         ("nuclear-norm", norm_nuclear, tall(4, 3), False),

@@ -2,10 +2,14 @@
 lstsq, cholesky, eigh/eigvalsh, eig/eigvals, qr, svd; np.trace; triangular solves.
 
 Each adjoint is the textbook one, with solves instead of explicit inverses where the result is not
-itself an inverse (for C = solve(A, B): bB = solve(A.T, g), bA = -bB C^T). Rules that need a
-factorization call a run-time helper that recomputes it (``rt.eigh_vectors_vjp``...), so both
-backends run the same code. Complex matrices follow the convention of every rule here: adjoints
-are plain transposes (no conjugation), which gives JAX's gradients of real-valued functions.
+itself an inverse (for C = solve(A, B): bB = solve(A.T, g), bA = -bB C^T). The rules of solve, inv,
+det, slogdet, trace, cholesky, eigh and the singular values are written with primitives that have
+rules of their own (the factorization recomputed where a rule needs it: ``rt.eigh_vectors(a)``), so
+derivative code can be differentiated again (hessian). The others call a run-time helper
+(``rt.qr_q_vjp``...) that has no rule: a second derivative through them is an error naming it.
+Complex matrices follow the convention of every rule here: adjoints are the transposes of the
+tangent maps with no conjugation of the cotangent (JAX's), which gives JAX's gradients of
+real-valued functions; eigenvectors and singular vectors of complex matrices follow JAX's gauge.
 
 NumPy's multi-output functions are resolved to a tuple of single-output parts (``MULTI_OUTPUT``
 below): ``np.linalg.eigh(a)`` is ``(rt.eigh_values(a), rt.eigh_vectors(a))``. Unpacking and
