@@ -655,3 +655,8 @@ def test_grad_of_grad(rng):
     g = transpyle.grad(eigenvalues_along_a_line, backend="numpy")
     h = 1e-5
     assert got == pytest.approx((g(t + h) - g(t - h)) / (2 * h), rel=1e-6)
+
+
+def test_second_derivatives_through_a_helper_are_an_error_naming_it(rng):
+    with pytest.raises(transpyle.TranspileError, match="rt.qr_r_vjp has no forward-mode rule"):
+        transpyle.hessian(qr, backend="numpy")(general(3)(rng))

@@ -87,7 +87,7 @@ def _conj(k, name, expr):
 
 def _adjoint(k, name, expr):
     """The conjugate transpose expr^H (the transpose for a real operand)."""
-    return _conj(k, name, f"np.transpose({expr})")
+    return _conj(k, name, f"{expr}.T")
 
 
 # ---- solve, inv, det, slogdet, trace, matrix_power ------------------------------------------------
@@ -215,10 +215,10 @@ define("rt.solve_triangular", _TRIANGULAR, "a, b, lower=False", _rhs_kind, _solv
 def _cholesky_rules(k, s):
     """Murray's rules (JAX's), for L = cholesky(a) real or complex: the tangent dL = L Phi(L^-1 herm(t) L^-H),
     the adjoint herm(L^-T Phi(L^T g) conj(L)^-1) its transpose; each inverse is a triangular solve."""
-    vjp = (f"rt.hermitian_part(np.transpose(rt.solve_triangular({_adjoint(k, 'a', 'y')}, np.transpose("
-           "rt.solve_triangular(np.transpose(y), rt.lower_half(np.dot(np.transpose(y), g)), False)), False)))")
-    jvp = (f"np.dot(y, rt.lower_half(np.transpose(rt.solve_triangular({_conj(k, 'a', 'y')}, np.transpose("
-           "rt.solve_triangular(y, rt.hermitian_part(t), True)), True))))")
+    vjp = (f"rt.hermitian_part(rt.solve_triangular({_adjoint(k, 'a', 'y')}, "
+           "rt.solve_triangular(y.T, rt.lower_half(np.dot(y.T, g)), False).T, False).T)")
+    jvp = (f"np.dot(y, rt.lower_half(rt.solve_triangular({_conj(k, 'a', 'y')}, "
+           "rt.solve_triangular(y, rt.hermitian_part(t), True).T, True).T))")
     return {"a": vjp}, {"a": jvp}
 
 
@@ -235,10 +235,9 @@ define("np.linalg.cholesky", [np.linalg.cholesky], "a", matrix(), lambda k, s: _
 # the derivative code can be differentiated again (hessian, grad of grad).
 def _eigh_rules(k, s):
     v, f = "rt.eigh_vectors(a)", "rt.gap_inverse(rt.eigh_values(a))"
-    values = ({"a": f"np.dot({_conj(k, 'a', v)} * g, np.transpose({v}))"},
+    values = ({"a": f"np.dot({_conj(k, 'a', v)} * g, {v}.T)"},
               {"a": _real_tangent(k, "a", f"np.sum({_conj(k, 'a', v)} * np.dot(t, {v}), axis=0)")})
-    vectors = ({"a": f"rt.hermitian_part(np.dot({_conj(k, 'a', 'y')}, np.dot({f} * np.dot(np.transpose(y), g), "
-                     "np.transpose(y))))"},
+    vectors = ({"a": f"rt.hermitian_part(np.dot({_conj(k, 'a', 'y')}, np.dot({f} * np.dot(y.T, g), y.T)))"},
                {"a": f"np.dot(y, {f} * np.dot({_adjoint(k, 'a', 'y')}, np.dot(rt.hermitian_part(t), y)))"})
     return values, vectors
 
