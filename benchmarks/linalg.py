@@ -5,6 +5,8 @@
 One table from one run. Rows:
 - gradient of a Gaussian log-likelihood with respect to its covariance, through np.linalg.cholesky
   and a triangular solve, and through np.linalg.slogdet and np.linalg.solve (n = 200);
+- its Hessian through the Cholesky factorization (hessian: forward mode over the gradient's code,
+  n = 12, a 144 x 144 matrix);
 - per-matrix gradients of the spectral radius max |eig(A)| for a (1000, 8, 8) stack, by vmap(grad).
 Each row times transpyle (numba backend, compiled, warm) and JAX (jit(grad), jit(vmap(grad)) on the
 CPU, when JAX is installed), checks that they agree, and reports compile times separately. This is
@@ -21,7 +23,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import transpyle  # noqa: E402
 from timing import against_jax, best_time, fmt, optional_jax, timed_first_call  # noqa: E402
 
-N, STACK, SIZE = 200, 1000, 8
+N, STACK, SIZE, HESSIAN_N = 200, 1000, 8, 12
 
 
 # ---- the programs, as a user writes them ------------------------------------------------------------
@@ -62,6 +64,7 @@ def jax_programs():
         return jnp.max(jnp.abs(jnp.linalg.eigvals(a)))
 
     return {"cholesky": jax.jit(jax.grad(chol)), "slogdet": jax.jit(jax.grad(slog)),
+            "hessian": jax.jit(jax.hessian(chol)),
             "radius": jax.jit(jax.vmap(jax.grad(radius))), "version": jax.__version__}
 
 
@@ -71,9 +74,13 @@ def main():
     cov = (q * rng.uniform(0.5, 2.0, N)) @ q.T
     x = rng.normal(size=N)
     stack = rng.normal(size=(STACK, SIZE, SIZE))
+    q_small, _ = np.linalg.qr(rng.normal(size=(HESSIAN_N, HESSIAN_N)))
+    cov_small = (q_small * rng.uniform(0.5, 2.0, HESSIAN_N)) @ q_small.T
     rows = [
         (f"grad loglik via cholesky, n={N}", transpyle.grad(loglik_cholesky), (cov, x), "cholesky"),
         (f"grad loglik via slogdet/solve, n={N}", transpyle.grad(loglik_slogdet), (cov, x), "slogdet"),
+        (f"hessian loglik via cholesky, n={HESSIAN_N}", transpyle.hessian(loglik_cholesky),
+         (cov_small, x[:HESSIAN_N]), "hessian"),
         (f"vmap(grad) spectral radius, {STACK}x{SIZE}x{SIZE}", transpyle.vmap(transpyle.grad(spectral_radius)),
          (stack,), "radius"),
     ]

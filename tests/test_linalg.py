@@ -1,7 +1,9 @@
 """Linear algebra rules (rules/matrices.py): every function against central finite differences in
 reverse mode (grad) and forward mode (jvp), on random well-conditioned matrices of a few sizes.
 
-Functions reduce through ``np.sin`` or a random weight so every output element matters. Functions of
+Functions reduce through ``np.sin`` or a random weight so every output element matters. Complex
+matrices are checked against df/dx - i df/dy (JAX's gradient of a real function), hessians against
+differences of the gradient. Functions of
 eigenvectors and singular vectors are gauge-invariant (``(v * w) @ v.T``, ``v * v``, ``np.abs(u)``),
 since their signs are arbitrary. eigh and cholesky read one triangle of their input (NumPy), and
 their rules are symmetrized (JAX), so those tests differentiate functions of ``(a + a.T) / 2``.
@@ -502,14 +504,11 @@ def hermitian_eigenvalues(x):
 
 
 def hermitian_eigenvectors(x):
+    """Gauge-invariant functions of the eigenvectors of a complex Hermitian matrix: |v|, v diag(f(w)) v^H."""
     a = x + np.conj(x.T)
-    return np.sum(np.abs(np.linalg.eigh(a)[1]))
-
-
-def test_eigenvectors_of_complex_matrices_are_an_error_where_differentiated(rng):
-    x = rng.normal(size=(3, 3)) + 1j * rng.normal(size=(3, 3))
-    with pytest.raises(transpyle.TranspileError, match=r"test_linalg.py:\d+.*eigenvectors of complex"):
-        transpyle.grad(hermitian_eigenvectors, backend="numpy")(x)
+    w, v = np.linalg.eigh(a)
+    p = (v * np.sin(w)) @ np.conj(v.T)
+    return np.sum(np.abs(v) ** 3) + np.sum(np.real(p) * np.arange(9.0).reshape(3, 3)) + np.sum(np.imag(p))
 
 
 def hermitian_cholesky(x, c):
@@ -523,18 +522,51 @@ def complex_singular_values(x):
     return np.sum(s * np.arange(1.0, s.shape[0] + 1)) + np.linalg.norm(x, "nuc")
 
 
-@pytest.mark.parametrize("backend", ALL_BACKENDS)
-@pytest.mark.parametrize("fn, shape, extra", [
-    (hermitian_eigenvalues, (3, 3), 0),
-    (hermitian_cholesky, (3, 3), 1),
-    (complex_singular_values, (4, 3), 0),
-], ids=["eigvalsh", "cholesky", "singular-values"])
-def test_complex_matrices_of_the_hermitian_and_svd_rules(fn, shape, extra, backend, rng):
+def complex_singular_vectors(x):
+    """Gauge-invariant: U diag(f(s)) V^H, |u|, |vh|, the projector U U^H."""
+    u, s, vh = np.linalg.svd(x, full_matrices=False)
+    return np.sum(np.real((u * np.sin(s)) @ vh)) + np.sum(np.abs(u) ** 3) + np.sum(np.abs(vh) ** 3) \
+        + np.sum(np.imag(u @ np.conj(u.T)) * np.arange(u.shape[0]))
+
+
+def complex_qr(x):
+    # NumPy's (LAPACK's) R has a real diagonal, which makes Q and R unique up to locally constant signs
+    q, r = np.linalg.qr(x)
+    return np.sum(np.sin(np.real(q))) + np.sum(np.cos(np.imag(r))) + np.sum(np.abs(r) * np.abs(q[:r.shape[0]]))
+
+
+def complex_pinv(x):
+    p = np.linalg.pinv(x)
+    return np.sum(np.abs(p) ** 2 * np.arange(p.size).reshape(p.shape)) + np.sum(np.real(p))
+
+
+def complex_lstsq(x, b):
+    return np.sum(np.abs(np.linalg.lstsq(x, b)[0] + 1.0) ** 2)
+
+
+COMPLEX = [
+    ("eigvalsh", hermitian_eigenvalues, (3, 3), (), False),
+    ("eigh-vectors", hermitian_eigenvectors, (3, 3), (), True),
+    ("cholesky", hermitian_cholesky, (3, 3), ((3, 3),), False),
+    ("singular-values", complex_singular_values, (4, 3), (), False),
+    ("singular-vectors-tall", complex_singular_vectors, (4, 3), (), True),
+    ("singular-vectors-wide", complex_singular_vectors, (3, 4), (), False),
+    ("qr-tall", complex_qr, (4, 3), (), False),
+    ("qr-square", complex_qr, (3, 3), (), False),
+    ("pinv-tall", complex_pinv, (4, 3), (), False),
+    ("pinv-wide", complex_pinv, (3, 4), (), True),
+    ("lstsq", complex_lstsq, (4, 3), ((4,),), False),
+]
+
+
+@pytest.mark.parametrize("fn, shape, extra, backend", backend_cases(
+    (name, (fn, shape, extra), on_numba) for name, fn, shape, extra, on_numba in COMPLEX))
+def test_complex_matrices_follow_jax(fn, shape, extra, backend, rng):
     """grad against df/dx - i df/dy by central differences, jvp along a random complex direction (the
-    other arguments are constants)."""
+    other arguments, of shapes ``extra``, are constants)."""
     from test_complex import complex_normal, wirtinger_fd
     x = complex_normal(rng, shape)
-    others = tuple(complex_normal(rng, shape) for _ in range(extra))
+    others = tuple(complex_normal(rng, s) for s in extra)
     got = transpyle.grad(fn, backend=backend)(x, *others)
     np.testing.assert_allclose(got, wirtinger_fd(lambda z: fn(z, *others), x), rtol=1e-6, atol=1e-7)
     direction = complex_normal(rng, shape)
@@ -542,4 +574,89 @@ def test_complex_matrices_of_the_hermitian_and_svd_rules(fn, shape, extra, backe
                                backend=backend)
     h = 1e-6
     fd = (fn(x + h * direction, *others) - fn(x - h * direction, *others)) / (2 * h)
-    assert tangent == pytest.approx(fd, rel=1e-6)
+    assert tangent == pytest.approx(fd, rel=1e-6, abs=1e-8)
+
+
+def lstsq_of_a_stack(a, b):
+    return np.sum(np.linalg.lstsq(a, b)[0])
+
+
+def test_lstsq_of_a_stack_is_refused_as_numpy_refuses_it():
+    a, b = np.ones((2, 4, 3)) + np.eye(4, 3), np.ones((2, 4))
+    with pytest.raises(np.linalg.LinAlgError):
+        np.linalg.lstsq(a, b)
+    with pytest.raises(transpyle.TranspileError, match=r"test_linalg.py:\d+.*rank 3.*transpyle.vmap"):
+        transpyle.grad(lstsq_of_a_stack, backend="numpy")(a, b)
+
+
+# ---- second derivatives: the rules' own code is differentiated again -----------------------------------
+def solve_fixed(a):
+    return solve_vector(a, np.array([0.5, -1.0, 2.0]))
+
+
+def cho_solve_fixed(m):
+    return cho_solve_factor(m, np.array([0.5, -1.0, 2.0]))
+
+
+def hessian_cases():
+    return [
+        ("cholesky", cholesky, spd(3), True),
+        ("solve", solve_fixed, general(3), False),
+        ("inv", inv, general(3), False),
+        ("det", det, general(3), False),
+        ("slogdet", slogdet, general(3), False),
+        ("eigvalsh", eigvalsh, spd(3), False),
+        ("eigh-vectors", eigh, spd(3), False),
+        ("svd-values", svd_values, tall(4, 3), False),
+        ("nuclear-norm", norm_nuclear, tall(4, 3), False),
+        ("cho-solve", cho_solve_fixed, general(3), False),
+    ]
+
+
+def gradient_fd(grad, a, h=1e-5):
+    """d grad / d a by central differences: an array of shape a.shape + a.shape, like hessian's."""
+    out = np.zeros(a.shape + a.shape)
+    for idx in np.ndindex(a.shape):
+        step = np.zeros_like(a)
+        step[idx] = h
+        out[(...,) + idx] = (grad(a + step) - grad(a - step)) / (2 * h)
+    return out
+
+
+@pytest.mark.parametrize("fn, make, backend", backend_cases((name, (fn, make), on_numba)
+                                                            for name, fn, make, on_numba in hessian_cases()))
+def test_hessians_through_the_factorizations(fn, make, backend, rng):
+    a = make(rng)
+    hess = transpyle.hessian(fn, backend=backend)(a)
+    expected = gradient_fd(transpyle.grad(fn, backend="numpy"), a)
+    np.testing.assert_allclose(hess, expected, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("transform", ["jacfwd-jacfwd", "jacrev-jacrev"])
+def test_other_orders_of_second_derivatives(transform, rng):
+    first, second = (getattr(transpyle, t) for t in transform.split("-"))
+    a = spd(3)(rng)
+    got = first(second(eigh), backend="numpy")(a)
+    np.testing.assert_allclose(got, transpyle.hessian(eigh, backend="numpy")(a), rtol=1e-8, atol=1e-10)
+    got = first(second(cholesky), backend="numpy")(a)
+    np.testing.assert_allclose(got, transpyle.hessian(cholesky, backend="numpy")(a), rtol=1e-8, atol=1e-10)
+
+
+def eigenvalues_along_a_line(t):
+    flat = np.array([2.0, 0.5, 0.0, 0.5, 3.0, 0.0, 0.0, 0.0, 4.0]) \
+        + t * np.array([1.0, 0.0, 0.1, 0.0, 0.0, 1.0, 0.1, 1.0, 0.0]) - t * t * np.array([0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0])
+    a = np.reshape(flat, (3, 3))
+    return np.sum(np.sin(np.linalg.eigvalsh(a))) + np.linalg.slogdet(a)[1] + np.sum(np.linalg.cholesky(a))
+
+
+def test_grad_of_grad(rng):
+    t = 0.3
+    got = transpyle.grad(transpyle.grad(eigenvalues_along_a_line), backend="numpy")(t)
+    g = transpyle.grad(eigenvalues_along_a_line, backend="numpy")
+    h = 1e-5
+    assert got == pytest.approx((g(t + h) - g(t - h)) / (2 * h), rel=1e-6)
+
+
+def test_second_derivatives_through_a_helper_are_an_error_naming_it(rng):
+    with pytest.raises(transpyle.TranspileError, match="rt.qr_r_vjp has no forward-mode rule"):
+        transpyle.hessian(qr, backend="numpy")(general(3)(rng))

@@ -400,6 +400,10 @@ class Reverse:
                 stmts.extend(substitute(st, subs) for st in parse_stmts(template))
                 continue
             contrib = substitute(parse_expr(template), subs)
+            okind = self.kind(operand.id)
+            if isinstance(okind, Kind) and not okind.is_complex and isinstance(out_kind, Kind) and out_kind.is_complex:
+                # a real operand of a complex result: its cotangent is the real part (JAX's convention)
+                contrib = gast.Call(func=parse_expr("np.real"), args=[contrib], keywords=[])
             if prim.broadcasts and self.may_broadcast(operand.id, bound, prim):
                 contrib = self.unbroadcast(contrib, operand.id, out_kind)
             stmts.append(self.accumulate(operand.id, contrib))

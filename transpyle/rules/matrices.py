@@ -2,10 +2,14 @@
 lstsq, cholesky, eigh/eigvalsh, eig/eigvals, qr, svd; np.trace; triangular solves.
 
 Each adjoint is the textbook one, with solves instead of explicit inverses where the result is not
-itself an inverse (for C = solve(A, B): bB = solve(A.T, g), bA = -bB C^T). Rules that need a
-factorization call a run-time helper that recomputes it (``rt.eigh_vectors_vjp``...), so both
-backends run the same code. Complex matrices follow the convention of every rule here: adjoints
-are plain transposes (no conjugation), which gives JAX's gradients of real-valued functions.
+itself an inverse (for C = solve(A, B): bB = solve(A.T, g), bA = -bB C^T). The rules of solve, inv,
+det, slogdet, trace, cholesky, eigh and the singular values are written with primitives that have
+rules of their own (the factorization recomputed where a rule needs it: ``rt.eigh_vectors(a)``), so
+derivative code can be differentiated again (hessian). The others call a run-time helper
+(``rt.qr_q_vjp``...) that has no rule: a second derivative through them is an error naming it.
+Complex matrices follow the convention of every rule here: adjoints are the transposes of the
+tangent maps with no conjugation of the cotangent (JAX's), which gives JAX's gradients of
+real-valued functions; eigenvectors and singular vectors of complex matrices follow JAX's gauge.
 
 NumPy's multi-output functions are resolved to a tuple of single-output parts (``MULTI_OUTPUT``
 below): ``np.linalg.eigh(a)`` is ``(rt.eigh_values(a), rt.eigh_vectors(a))``. Unpacking and
@@ -74,6 +78,16 @@ def _real_part(k, name, expr):
 def _real_tangent(k, name, expr):
     """The tangent of a real output of a complex operand is the real part."""
     return f"np.real({expr})" if k[name].is_complex else expr
+
+
+def _conj(k, name, expr):
+    """conj(expr) when the operand ``name`` is complex, else expr itself (real rules stay as they were)."""
+    return f"np.conj({expr})" if k[name].is_complex else expr
+
+
+def _adjoint(k, name, expr):
+    """The conjugate transpose expr^H (the transpose for a real operand)."""
+    return _conj(k, name, f"{expr}.T")
 
 
 # ---- solve, inv, det, slogdet, trace, matrix_power ------------------------------------------------
@@ -162,9 +176,11 @@ def _norm_lower(statics, kinds, operands):
 
 define("np.linalg.norm", [np.linalg.norm], "x, ord=None, axis=None", _norm_kind,
        lambda k, s: _norm_rules(k, s)[0], diff=("x",), lower=_norm_lower, jvp=lambda k, s: _norm_rules(k, s)[1])
+# d||x||_* = Re(sum(conj(U Vh) * t)) (reduced SVD)
+_NUCLEAR = "np.dot(rt.svd_u(x, False), rt.svd_vh(x, False))"
 define("rt.nuclear_norm", [rt.nuclear_norm], "x", matrix("x", ndim=0, dtype="real"),
-       {"x": "g * rt.nuclear_direction(x)"},
-       jvp=lambda k, s: {"x": _real_tangent(k, "x", "np.sum(rt.nuclear_direction(x) * t)")})
+       lambda k, s: {"x": f"g * {_conj(k, 'x', _NUCLEAR)}"},
+       jvp=lambda k, s: {"x": _real_tangent(k, "x", f"np.sum({_conj(k, 'x', _NUCLEAR)} * t)")})
 
 
 # ---- triangular solves and Cholesky ----------------------------------------------------------------
@@ -194,28 +210,42 @@ def _solve_triangular_jvp(k, s):
 _TRIANGULAR = [rt.solve_triangular] + ([_scipy_linalg.solve_triangular] if _scipy_linalg is not None else [])
 define("rt.solve_triangular", _TRIANGULAR, "a, b, lower=False", _rhs_kind, _solve_triangular_vjp,
        diff=("a", "b"), jvp=_solve_triangular_jvp)
-define("np.linalg.cholesky", [np.linalg.cholesky], "a", matrix(), {"a": "rt.cholesky_vjp(y, g)"},
-       jvp={"a": "rt.cholesky_jvp(y, t)"})
+
+
+def _cholesky_rules(k, s):
+    """Murray's rules (JAX's), for L = cholesky(a) real or complex: the tangent dL = L Phi(L^-1 herm(t) L^-H),
+    the adjoint herm(L^-T Phi(L^T g) conj(L)^-1) its transpose; each inverse is a triangular solve."""
+    vjp = (f"rt.hermitian_part(rt.solve_triangular({_adjoint(k, 'a', 'y')}, "
+           "rt.solve_triangular(y.T, rt.lower_half(np.dot(y.T, g)), False).T, False).T)")
+    jvp = (f"np.dot(y, rt.lower_half(rt.solve_triangular({_conj(k, 'a', 'y')}, "
+           "rt.solve_triangular(y, rt.hermitian_part(t), True).T, True).T))")
+    return {"a": vjp}, {"a": jvp}
+
+
+define("np.linalg.cholesky", [np.linalg.cholesky], "a", matrix(), lambda k, s: _cholesky_rules(k, s)[0],
+       jvp=lambda k, s: _cholesky_rules(k, s)[1])
 
 
 # ---- eigenvalues and eigenvectors ------------------------------------------------------------------
 # eigh assumes a symmetric (Hermitian) matrix and its rules are symmetrized (as JAX's); NumPy reads the lower
-# triangle. Eigenvalues also of complex Hermitian matrices; eigenvectors of real ones only.
+# triangle. With V = eigh(a)[1] and F[i, j] = 1 / (w[j] - w[i]) (0 on the diagonal):
+#   dw = Re diag(V^H t V),  dV = V (F * (V^H herm(t) V)),
+# the eigenvector tangent being JAX's: V^H dV has a zero diagonal, which fixes the phase (sign) that eigh
+# leaves free. The adjoints are their transposes. Written with primitives that have rules of their own, so
+# the derivative code can be differentiated again (hessian, grad of grad).
+def _eigh_rules(k, s):
+    v, f = "rt.eigh_vectors(a)", "rt.gap_inverse(rt.eigh_values(a))"
+    values = ({"a": f"np.dot({_conj(k, 'a', v)} * g, {v}.T)"},
+              {"a": _real_tangent(k, "a", f"np.sum({_conj(k, 'a', v)} * np.dot(t, {v}), axis=0)")})
+    vectors = ({"a": f"rt.hermitian_part(np.dot({_conj(k, 'a', 'y')}, np.dot({f} * np.dot(y.T, g), y.T)))"},
+               {"a": f"np.dot(y, {f} * np.dot({_adjoint(k, 'a', 'y')}, np.dot(rt.hermitian_part(t), y)))"})
+    return values, vectors
+
+
 define("np.linalg.eigvalsh", [np.linalg.eigvalsh, rt.eigh_values], "a", matrix(ndim=1, dtype="real"),
-       {"a": "rt.eigh_values_vjp(a, g)"}, jvp={"a": "rt.eigh_values_jvp(a, t)"})
-def _real_only(rules, what, instead):
-    """Rules for real operands: a complex one is an error where (and only where) it is differentiated."""
-    def pick(k, s):
-        if k["a"].is_complex:
-            raise StaticError(f"{what} of complex matrices have no derivative rule here; use {instead}, or pass a "
-                              "real matrix")
-        return rules
-    return pick
-
-
-define("rt.eigh_vectors", [rt.eigh_vectors], "a", matrix(),
-       _real_only({"a": "rt.eigh_vectors_vjp(a, y, g)"}, "eigenvectors", "np.linalg.eigvalsh"), diff=("a",),
-       jvp=_real_only({"a": "rt.eigh_vectors_jvp(a, y, t)"}, "eigenvectors", "np.linalg.eigvalsh"))
+       lambda k, s: _eigh_rules(k, s)[0][0], jvp=lambda k, s: _eigh_rules(k, s)[0][1])
+define("rt.eigh_vectors", [rt.eigh_vectors], "a", matrix(), lambda k, s: _eigh_rules(k, s)[1][0], diff=("a",),
+       jvp=lambda k, s: _eigh_rules(k, s)[1][1])
 
 
 def _eigvals_lower(statics, kinds, operands):
@@ -230,20 +260,24 @@ define("np.linalg.eigvals", [np.linalg.eigvals, rt.eig_values], "a", matrix(ndim
 define("rt.eig_vectors", [rt.eig_vectors], "a", matrix(dtype="complex128"), diff=("a",))
 
 
-# ---- QR and SVD (real matrices, and singular values of complex ones; reduced QR of a tall or square matrix) --
-define("rt.qr_q", [rt.qr_q], "a", matrix(real=True), {"a": "rt.qr_q_vjp(a, g)"}, jvp={"a": "rt.qr_q_jvp(a, t)"})
-define("rt.qr_r", [rt.qr_r], "a", matrix(real=True), {"a": "rt.qr_r_vjp(a, g)"}, jvp={"a": "rt.qr_r_jvp(a, t)"})
-# singular values also of complex matrices; singular vectors of real ones only
-define("rt.svd_s", [rt.svd_s], "a, full_matrices=True", matrix(ndim=1, dtype="real"), {"a": "rt.svd_s_vjp(a, g)"},
-       diff=("a",), jvp={"a": "rt.svd_s_jvp(a, t)"})
+# ---- QR and SVD (reduced QR of a tall or square matrix; real or complex) ----------------------------
+define("rt.qr_q", [rt.qr_q], "a", matrix(), {"a": "rt.qr_q_vjp(a, g)"}, jvp={"a": "rt.qr_q_jvp(a, t)"})
+define("rt.qr_r", [rt.qr_r], "a", matrix(), {"a": "rt.qr_r_vjp(a, g)"}, jvp={"a": "rt.qr_r_jvp(a, t)"})
+# ds_i = Re(u_i^H t v_i): the adjoint is conj(U diag(g) Vh) (U diag(g) Vh when real), JAX's convention
+_U, _VH = "rt.svd_u(a, False)", "rt.svd_vh(a, False)"
+define("rt.svd_s", [rt.svd_s], "a, full_matrices=True", matrix(ndim=1, dtype="real"),
+       lambda k, s: {"a": f"np.dot({_conj(k, 'a', _U)} * g, {_conj(k, 'a', _VH)})"}, diff=("a",),
+       jvp=lambda k, s: {"a": _real_tangent(k, "a", f"np.sum({_conj(k, 'a', _U)} * np.dot(t, "
+                                                 f"{_adjoint(k, 'a', _VH)}), axis=0)")})
+# singular vectors in JAX's gauge (see runtime/linalg.py): only functions that do not depend on the phase
+# of each singular pair have derivatives that mean anything
 for _k, _part in ((0, rt.svd_u), (2, rt.svd_vh)):
-    define(f"rt.{_part.__name__}", [_part], "a, full_matrices=True", matrix(),
-           _real_only({"a": f"rt.svd_vjp(a, g, {_k})"}, "singular vectors", "the singular values"), diff=("a",),
-           jvp=_real_only({"a": f"rt.svd_jvp(a, t, {_k})"}, "singular vectors", "the singular values"))
+    define(f"rt.{_part.__name__}", [_part], "a, full_matrices=True", matrix(), {"a": f"rt.svd_vjp(a, g, {_k})"},
+           diff=("a",), jvp={"a": f"rt.svd_jvp(a, t, {_k})"})
 
 
 # ---- pseudo-inverse and least squares (derivatives at constant rank) ------------------------------
-define("np.linalg.pinv", [np.linalg.pinv], "a", matrix(real=True), {"a": "rt.pinv_vjp(a, y, g)"},
+define("np.linalg.pinv", [np.linalg.pinv], "a", matrix(), {"a": "rt.pinv_vjp(a, y, g)"},
        jvp={"a": "rt.pinv_jvp(a, y, t)"})
 
 
@@ -253,7 +287,7 @@ def _lstsq_vjp(k, s):
 
 
 def _lstsq_kind(k, s):
-    _matrix(k, "a", real=True)
+    _matrix(k, "a")
     return _rhs_kind(k, s)
 
 
@@ -269,6 +303,15 @@ define("rt.lstsq_singular_values", [rt.lstsq_singular_values], "a, b",
 # ---- triangles (linear), and the run-time helpers the rules above call ------------------------------
 define("np.tril", [np.tril], "x, k=0", matrix("x"), {"x": "np.tril(g, k)"}, diff=("x",), jvp=LINEAR)
 define("np.triu", [np.triu], "x, k=0", matrix("x"), {"x": "np.triu(g, k)"}, diff=("x",), jvp=LINEAR)
+# the pieces the rules above are written with: herm(x) and Phi(x) are linear and their own transposes
+# (herm's conjugation transposes to a conjugation, as np.conj's rule); F = gap_inverse(w) has
+# dF[i, j] = -F[i, j]^2 (dw[j] - dw[i])
+define("rt.hermitian_part", [rt.hermitian_part], "x", matrix("x", stacks=False), {"x": "rt.hermitian_part(g)"},
+       jvp=LINEAR)
+define("rt.lower_half", [rt.lower_half], "x", matrix("x", stacks=False), {"x": "rt.lower_half(g)"}, jvp=LINEAR)
+define("rt.gap_inverse", [rt.gap_inverse], "w", lambda k, s: real_of(k["w"]).with_ndim(2),
+       {"w": "np.sum(g * y * y, axis=1) - np.sum(g * y * y, axis=0)"},
+       jvp={"w": "-(y * y) * (np.reshape(t, (1, t.shape[0])) - np.reshape(t, (t.shape[0], 1)))"})
 
 
 def _helper_kind(ndim, dtype=None):
@@ -283,19 +326,15 @@ def _helper_kind(ndim, dtype=None):
 # Generated derivative code calls these; as primitives without derivative rules they can be
 # transformed again (vmap of grad), and differentiating through them is a clear error.
 for _helper, _signature, _ndim, _dtype in (
-        (rt.identity_like, "a", 2, None), (rt.matrix_power_vjp, "a, n, g", 2, None),
-        (rt.matrix_power_jvp, "a, n, t", 2, None), (rt.norm2_direction, "x, which", 2, None),
-        (rt.nuclear_direction, "x", 2, None), (rt.eigh_values_vjp, "a, g", 2, None),
-        (rt.eigh_values_jvp, "a, t", 1, "float64"), (rt.eigh_vectors_vjp, "a, v, g", 2, None),
-        (rt.eigh_vectors_jvp, "a, v, t", 2, None), (rt.eig_values_vjp, "a, g", 2, "complex128"),
-        (rt.eig_values_jvp, "a, t", 1, "complex128"), (rt.cholesky_vjp, "l, g", 2, None),
-        (rt.cholesky_jvp, "l, t", 2, None), (rt.qr_q_vjp, "a, g", 2, None), (rt.qr_r_vjp, "a, g", 2, None),
+        (rt.matrix_power_vjp, "a, n, g", 2, None), (rt.matrix_power_jvp, "a, n, t", 2, None),
+        (rt.norm2_direction, "x, which", 2, None), (rt.eig_values_vjp, "a, g", 2, "complex128"),
+        (rt.eig_values_jvp, "a, t", 1, "complex128"), (rt.qr_q_vjp, "a, g", 2, None), (rt.qr_r_vjp, "a, g", 2, None),
         (rt.qr_q_jvp, "a, t", 2, None), (rt.qr_r_jvp, "a, t", 2, None), (rt.svd_jvp, "a, t, which", 2, None),
-        (rt.svd_s_jvp, "a, t", 1, "float64"), (rt.svd_s_vjp, "a, g", 2, None), (rt.svd_vjp, "a, g, which", 2, None),
-        (rt.pinv_jvp, "a, p, t", 2, None),
-        (rt.pinv_vjp, "a, p, g", 2, None)):
+        (rt.svd_vjp, "a, g, which", 2, None), (rt.pinv_jvp, "a, p, t", 2, None), (rt.pinv_vjp, "a, p, g", 2, None)):
     define(f"rt.{_helper.__name__}", [_helper], _signature, _helper_kind(_ndim, _dtype), diff=("a",) if
-           "a" in _signature.split(", ") else ("x",) if "x" in _signature else ("l",))
+           "a" in _signature.split(", ") else ("x",))
+# the identity shaped like a: a constant, whatever a holds
+define("rt.identity_like", [rt.identity_like], "a", _helper_kind(2))
 
 
 #: library function -> the parts it is resolved to (a tuple of calls with the same arguments), and

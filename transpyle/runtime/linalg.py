@@ -12,19 +12,26 @@ from numba.extending import register_jitable
 # in the subset Numba compiles, so both backends run the same code. Real matrices whose eigenvalues
 # may be complex are converted to complex128 first (Numba's eig only returns complex eigenvalues
 # for complex input).
-def _sym(x):
-    return 0.5 * (x + x.T)
 
 
-def _hermitian_part(x):
+def hermitian_part(x):
+    """(x + x^H) / 2: the part of a tangent a symmetric (Hermitian) factorization sees."""
     return 0.5 * (x + np.conj(x.T))
+
+
+def lower_half(x):
+    """The lower triangle of x with its diagonal halved (Murray's Phi in the Cholesky rules)."""
+    out = np.tril(x)
+    for i in range(min(out.shape[0], out.shape[1])):
+        out[i, i] *= 0.5
+    return out
 
 
 def _complex(a):
     return a.astype(np.complex128)
 
 
-def _gap_inverse(w):
+def gap_inverse(w):
     """F[i, j] = 1 / (w[j] - w[i]) off the diagonal, 0 on it (inf where eigenvalues repeat)."""
     n = w.shape[0]
     eye = np.eye(n, dtype=w.dtype)
@@ -170,32 +177,6 @@ def norm2_direction(x, which):
     return np.conj(np.outer(u[:, k], vh[k, :]))
 
 
-def nuclear_direction(x):
-    u, s, vh = np.linalg.svd(x, False)
-    return np.conj(np.dot(u, vh))
-
-
-def eigh_values_vjp(a, g):
-    # dw_i = Re(v_i^H da v_i): abar = conj(V diag(g) V^H) in JAX's convention for complex a
-    v = np.linalg.eigh(a)[1]
-    return np.conj(np.dot(v * g.reshape((1, g.shape[0])), np.conj(v.T)))
-
-
-def eigh_values_jvp(a, t):
-    v = np.linalg.eigh(a)[1]
-    return np.real(np.diag(np.dot(np.conj(v.T), np.dot(_hermitian_part(t), v))))
-
-
-def eigh_vectors_vjp(a, v, g):
-    w = np.linalg.eigh(a)[0]
-    return _sym(np.dot(v, np.dot(_gap_inverse(w) * np.dot(v.T, g), v.T)))
-
-
-def eigh_vectors_jvp(a, v, t):
-    w = np.linalg.eigh(a)[0]
-    return np.dot(v, _gap_inverse(w) * np.dot(v.T, np.dot(_sym(t), v)))
-
-
 def eig_values_vjp(a, g):
     # dl = diag(V^-1 da V), so abar = V^-T diag(g) V^T (a real matrix takes the real part)
     v = np.linalg.eig(_complex(a))[1]
@@ -208,33 +189,11 @@ def eig_values_jvp(a, t):
     return np.diag(np.dot(np.linalg.solve(v, _complex(t)), v))
 
 
-def cholesky_vjp(l, g):
-    """Murray's adjoint, made Hermitian: abar = herm(L^-T Phi(L^T g) conj(L)^-1), Phi = lower triangle
-    with the diagonal halved (the transpose of the tangent map below, as JAX's cotangents are); the
-    two inverses are triangular solves. For a real L, conj(L) = L."""
-    p = np.tril(np.dot(l.T, g))
-    for i in range(p.shape[0]):
-        p[i, i] *= 0.5
-    s = _substitute(np.ascontiguousarray(l.T), p, False)                             # L^-T P
-    s = _substitute(np.ascontiguousarray(np.conj(l).T), np.ascontiguousarray(s.T), False).T   # ... conj(L)^-1
-    return _hermitian_part(s)
-
-
-def cholesky_jvp(l, t):
-    # dL = L Phi(L^-1 herm(t) L^-H)
-    x = _substitute(l, _hermitian_part(t), True)                              # L^-1 herm(t)
-    x = _substitute(np.conj(l), np.ascontiguousarray(x.T), True).T            # ... L^-H
-    p = np.tril(x)
-    for i in range(p.shape[0]):
-        p[i, i] *= 0.5
-    return np.dot(l, p)
-
-
-for _helper in (_sym, _hermitian_part, _complex, _gap_inverse, slogdet_sign, slogdet_logdet, eigh_values, eigh_vectors, eig_values,
-                eig_vectors, qr_q, qr_r, svd_u, svd_s, svd_vh, lstsq_solution, lstsq_residuals, lstsq_rank,
-                lstsq_singular_values, nuclear_norm, solve_triangular, matrix_power, identity_like, _substitute, _power_tangent, matrix_power_jvp,
-                matrix_power_vjp, norm2_direction, nuclear_direction, eigh_values_vjp, eigh_values_jvp,
-                eigh_vectors_vjp, eigh_vectors_jvp, eig_values_vjp, eig_values_jvp, cholesky_vjp, cholesky_jvp):
+for _helper in (hermitian_part, lower_half, _complex, gap_inverse, slogdet_sign, slogdet_logdet, eigh_values,
+                eigh_vectors, eig_values, eig_vectors, qr_q, qr_r, svd_u, svd_s, svd_vh, lstsq_solution,
+                lstsq_residuals, lstsq_rank, lstsq_singular_values, nuclear_norm, solve_triangular, matrix_power,
+                identity_like, _substitute, _power_tangent, matrix_power_jvp, matrix_power_vjp, norm2_direction,
+                eig_values_vjp, eig_values_jvp):
     register_jitable(_helper)
 
 
@@ -248,19 +207,33 @@ def qr_r_vjp(a, g):
     return _qr_vjp(q, r, np.zeros_like(q), g)
 
 
+def _h(x):
+    """The conjugate transpose (the transpose of a real matrix: np.conj keeps a real dtype)."""
+    return np.conj(np.ascontiguousarray(x.T))
+
+
+def _imaginary_diagonal(x):
+    """i Im(x) on the diagonal, 0 off it: (x - conj(x)) / 2 masked, 0 (and real) for a real x."""
+    return 0.5 * (x - np.conj(x)) * np.eye(x.shape[0], x.shape[1])
+
+
+# QR (JAX's rule, after Townsend's note; reduced QR, m >= n): with x = t R^-1 and c = Q^H x,
+#   omega = tril(c, -1) - tril(c, -1)^H + i Im diag(c),  dQ = Q (omega - c) + x,  dR = (c - omega) R;
+# the adjoint is its transpose: with M = Q^T gq - gr R^T,
+#   abar = (gq + conj(Q) (-M + tril(M - M^H, -1) + i Im diag(M))) R^-T.
 def _qr_vjp(q, r, gq, gr):
-    # abar = (gq + Q copyltu(M)) R^-T with M = R gr^T - gq^T Q (reduced QR, m >= n)
-    m = np.dot(r, gr.T) - np.dot(gq.T, q)
-    b = gq + np.dot(q, np.tril(m) + np.tril(m, -1).T)
+    m = np.dot(q.T, gq) - np.dot(gr, r.T)
+    gc = np.tril(m - _h(m), -1) - m + _imaginary_diagonal(m)
+    b = gq + np.dot(np.conj(q), gc)
     return _substitute(r, np.ascontiguousarray(b.T), False).T
 
 
 def _qr_tangent(a, t):
     q, r = np.linalg.qr(a)
     x = _substitute(np.ascontiguousarray(r.T), np.ascontiguousarray(t.T), True).T     # t R^-1
-    c = np.dot(q.T, x)
+    c = np.dot(_h(q), x)
     low = np.tril(c, -1)
-    omega = low - low.T
+    omega = low - _h(low) + _imaginary_diagonal(c)
     return q, r, x, c, omega
 
 
@@ -276,81 +249,77 @@ def qr_r_jvp(a, t):
 
 def _svd_parts(a):
     u, s, vh = np.linalg.svd(a, False)
-    return u, s, vh, _gap_inverse(s * s)
+    return u, s, vh, gap_inverse(s * s)
 
 
+# SVD (JAX's svd_jvp_rule, reduced): with dS = U^H t V and F[i, j] = 1 / (s_j^2 - s_i^2),
+#   dU = U (F * (dS S + (dS S)^H) + i Im diag(dS) S^-1) + (I - U U^H) t V S^-1,
+#   dV = V (F * (S dS + (S dS)^H)) + (I - V V^H) t^H U S^-1,
+# the gauge JAX chooses: V^H dV has a zero diagonal, and the phase of each singular pair moves with U.
+# The adjoints are the transposes of these maps in JAX's convention (no conjugation of g).
 def svd_jvp(a, t, which):
-    """Tangent of part ``which`` (0 u, 2 vh; s is ``svd_s_jvp``) of the reduced SVD (JAX's rule)."""
+    """Tangent of part ``which`` (0 u, 2 vh) of the reduced SVD."""
     u, s, vh, f = _svd_parts(a)
-    v = np.ascontiguousarray(vh.T)
-    ds = np.dot(u.T, np.dot(t, v))
+    v = _h(vh)
+    ds = np.dot(_h(u), np.dot(t, v))
     k = s.shape[0]
     srow = s.reshape((1, k))
     if which == 0:
         dss = ds * srow
-        du = np.dot(u, f * (dss + dss.T))
+        du = np.dot(u, f * (dss + _h(dss)) + _imaginary_diagonal(ds) / srow)
         if a.shape[0] > k:
             dav = np.dot(t, v)
-            du = du + (dav - np.dot(u, np.dot(u.T, dav))) / srow
+            du = du + (dav - np.dot(u, np.dot(_h(u), dav))) / srow
         return du
     sds = srow.T * ds
-    dv = np.dot(v, f * (sds + sds.T))
+    dv = np.dot(v, f * (sds + _h(sds)))
     if a.shape[1] > k:
-        dau = np.dot(t.T, u)
+        dau = np.dot(_h(t), u)
         dv = dv + (dau - np.dot(v, np.dot(vh, dau))) / srow
-    return np.ascontiguousarray(dv.T)
-
-
-def svd_s_vjp(a, g):
-    # ds_i = Re(u_i^H da v_i): abar = conj(U diag(g) Vh) in JAX's convention (U diag(g) Vh when real)
-    u, s, vh = np.linalg.svd(a, False)
-    return np.conj(np.dot(u * g.reshape((1, s.shape[0])), vh))
-
-
-def svd_s_jvp(a, t):
-    # ds_i = Re(u_i^H t v_i)
-    u, s, vh = np.linalg.svd(a, False)
-    return np.real(np.diag(np.dot(np.conj(u.T), np.dot(t, np.conj(vh.T))))).copy()
+    return _h(dv)
 
 
 def svd_vjp(a, g, which):
-    """Adjoint of part ``which`` of the reduced SVD: the transpose of ``svd_jvp`` (Townsend's formula)."""
+    """Adjoint of part ``which`` (0 u, 2 vh) of the reduced SVD: the transpose of ``svd_jvp``."""
     u, s, vh, f = _svd_parts(a)
-    v = np.ascontiguousarray(vh.T)
     k = s.shape[0]
     srow = s.reshape((1, k))
-    if which == 1:
-        return np.dot(u * g.reshape((1, k)), vh)
     if which == 0:
-        j = f * np.dot(u.T, g)
-        inner = (j + j.T) * srow
-        out = np.dot(u, np.dot(inner, vh))
+        gx = np.dot(u.T, g)
+        j = f * gx
+        gds = (j + _h(j)) * srow + _imaginary_diagonal(gx) / srow
+        out = np.dot(np.conj(u), np.dot(gds, np.conj(vh)))
         if a.shape[0] > k:
-            proj = g - np.dot(u, np.dot(u.T, g))
-            out = out + np.dot(proj / srow, vh)
+            proj = g - np.dot(np.conj(u), np.dot(u.T, g))
+            out = out + np.dot(proj / srow, np.conj(vh))
         return out
-    gv = np.ascontiguousarray(g.T)
-    j = f * np.dot(v.T, gv)
-    inner = srow.T * (j + j.T)
-    out = np.dot(u, np.dot(inner, vh))
+    gv = _h(g)
+    j = f * np.dot(np.conj(vh), gv)              # V^T gv
+    out = np.dot(np.conj(u), np.dot(srow.T * (j + _h(j)), np.conj(vh)))
     if a.shape[1] > k:
-        proj = gv - np.dot(v, np.dot(vh, gv))
-        out = out + np.dot(u / srow, proj.T)
+        proj = g - np.dot(np.dot(g, vh.T), np.conj(vh))      # g conj(I - V V^H)
+        out = out + np.dot(np.conj(u) / srow, proj)
     return out
 
 
+# the pseudo-inverse P of a at constant rank (Golub and Pereyra, as JAX):
+#   dP = -P t P + P P^H t^H (I - A P) + (I - P A) t^H P^H P, and its transpose
 def pinv_jvp(a, p, t):
     m, n = a.shape
-    return (-np.dot(p, np.dot(t, p)) + np.dot(np.dot(p, p.T), np.dot(t.T, np.eye(m) - np.dot(a, p)))
-            + np.dot(np.eye(n) - np.dot(p, a), np.dot(t.T, np.dot(p.T, p))))
+    ph, th = _h(p), _h(t)
+    return (-np.dot(p, np.dot(t, p)) + np.dot(np.dot(p, ph), np.dot(th, np.eye(m) - np.dot(a, p)))
+            + np.dot(np.eye(n) - np.dot(p, a), np.dot(th, np.dot(ph, p))))
 
 
 def pinv_vjp(a, p, g):
     m, n = a.shape
-    return (-np.dot(p.T, np.dot(g, p.T)) + np.dot(np.eye(m) - np.dot(a, p), np.dot(g.T, np.dot(p, p.T)))
-            + np.dot(np.dot(p.T, p), np.dot(g.T, np.eye(n) - np.dot(p, a))))
+    ph = _h(p)
+    gt = np.ascontiguousarray(g.T)
+    # conj(C) g^H conj(B) for each term B t^H C above, written as conj(C g^T B)
+    return (-np.dot(p.T, np.dot(g, p.T)) + np.conj(np.dot(np.eye(m) - np.dot(a, p), np.dot(gt, np.dot(p, ph))))
+            + np.conj(np.dot(np.dot(ph, p), np.dot(gt, np.eye(n) - np.dot(p, a)))))
 
 
-for _helper in (qr_q_vjp, qr_r_vjp, _qr_vjp, _qr_tangent, qr_q_jvp, qr_r_jvp, _svd_parts, svd_jvp, svd_s_jvp, svd_s_vjp, svd_vjp,
+for _helper in (_h, _imaginary_diagonal, qr_q_vjp, qr_r_vjp, _qr_vjp, _qr_tangent, qr_q_jvp, qr_r_jvp, _svd_parts, svd_jvp, svd_vjp,
                 pinv_jvp, pinv_vjp):
     register_jitable(_helper)
