@@ -578,7 +578,8 @@ def run(tree, ctx, mode="grad", has_aux=False):
 
     inits = []
     for v in sorted(ctx.active | set(ctx.wrt)):
-        inits.append(assign(rev.adj(v), rev.zero(v)))
+        if v not in rev.single_use:          # those are set by their use before anything reads them
+            inits.append(assign(rev.adj(v), rev.zero(v)))
     seeds = []
     if mode == "vjp":
         # with has_aux only the first output is differentiated and _ct is its cotangent
