@@ -5,6 +5,7 @@ printed in the pytest header; set TRANSPYLE_TEST_SEED to that number to repeat a
 Each test gets its own generator derived from the seed and its node id, so one test's inputs do
 not depend on which other tests ran.
 """
+import glob
 import importlib.util
 import os
 import shutil
@@ -20,6 +21,11 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+# Without a GPU, CUDA code runs in Numba's CUDA simulator, which is chosen when numba.cuda is first
+# imported: set here, before any test module (or a library a test imports) can import it.
+if not glob.glob("/dev/nvidia[0-9]*"):
+    os.environ.setdefault("NUMBA_ENABLE_CUDASIM", "1")
 
 # The suite never reads or writes the user's cache, and never inherits a backend choice.
 _CACHE_DIR = tempfile.mkdtemp(prefix="transpyle-tests-cache-")
