@@ -367,18 +367,24 @@ class Lifter:
     # running a run of statements on each lane's numbers allocates nothing (and Numba vectorizes it).
     def lane_form(self, s):
         """``s`` for lane ``_b`` (batched numbers read and written at ``[_b]``), or None when it is not a
-        statement on numbers of the batch (unbatched, array-valued, or a loop)."""
+        statement on numbers of the batch (unbatched, array-valued, or a compound statement holding such)."""
         if isinstance(s, gast.Expr):
             return s if isinstance(s.value, gast.Constant) else None     # comments stay in place
-        if isinstance(s, gast.If):
-            if not self.reads_batched(s.test):
+        if isinstance(s, (gast.If, gast.While, gast.For)):
+            # a compound statement whose parts are all on lanes runs whole for each lane: a branch, or
+            # a loop with each lane's own trip count (a loop over shared bounds, made the lane's own)
+            if isinstance(s, gast.For) and self.reads_batched(s.iter):
                 return None
-            test = self.lane_expr(s.test)
+            test = self.lane_expr(s.test) if not isinstance(s, gast.For) else self.shapes(s.iter)
             body = [self.lane_form(c) for c in s.body]
             orelse = [self.lane_form(c) for c in s.orelse]
-            if test is None or any(c is None for c in body + orelse):
+            if test is None or not body or any(c is None for c in body + orelse):
                 return None
-            return gast.If(test=test, body=body or [gast.Pass()], orelse=orelse)
+            if isinstance(s, gast.If):
+                return gast.If(test=test, body=body, orelse=orelse)
+            if isinstance(s, gast.While):
+                return gast.While(test=test, body=body, orelse=[])
+            return gast.For(target=copy.deepcopy(s.target), iter=test, body=body, orelse=[], type_comment=None)
         if not isinstance(s, gast.Assign):
             return None
         target = s.targets[0]
@@ -454,7 +460,7 @@ class Lifter:
                     if var not in seen and var in self.batched and not self.ctx.kinds[var].ndim and \
                             var not in self.params and self.uses[var] == inside[var]:
                         local.add(var)
-                elif isinstance(stmt, gast.If):
+                elif isinstance(stmt, (gast.If, gast.While, gast.For)):
                     find_locals(stmt.body)
                     find_locals(stmt.orelse)
                 seen.update(_names_in(stmt))
