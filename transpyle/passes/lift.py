@@ -202,7 +202,14 @@ class Lifter:
         return node
 
     def lift(self, node, kind):
-        """An unbatched value copied into every lane."""
+        """An unbatched value copied into every lane (an array of zeros or ones made batched at once)."""
+        if kind.ndim and isinstance(node, gast.Call) and len(node.args) == 1 and not node.keywords and \
+                isinstance(node.args[0], gast.Name):
+            prim, _ = lookup(node)
+            fill = {"np.zeros_like": "np.zeros", "np.ones_like": "np.ones", "np.empty_like": "np.empty"}.get(
+                getattr(prim, "key", None))
+            if fill is not None:
+                return parse_expr(f"{fill}(({self.size},) + {node.args[0].id}.shape, {_dtype(kind)})")
         if kind.ndim:
             return _call("rt.lanes", node, name(self.size))
         return _call("np.full", name(self.size), node, parse_expr(_dtype(kind)))
