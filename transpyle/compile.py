@@ -85,6 +85,15 @@ def _public_name(func_name, mode):
     return func_name if mode == "primal" else f"{func_name}_{mode}"
 
 
+def user_function(module, path, fname):
+    """The function ``fname`` of the user's ``module`` (read from ``path``), undecorated."""
+    func = getattr(module, fname, None)
+    if func is None or not callable(func):
+        raise TranspileError(f"'{os.path.basename(path)}' has no function '{fname}'",
+                             hint="name a function defined at the top level of the file")
+    return getattr(func, "__wrapped__", func)
+
+
 def module_docstring(path, source_digest, command, needs, listing):
     """The lines of a written module's docstring: its source and digest, the command that wrote it,
     what it needs at run time, and its functions (``listing``)."""
@@ -127,11 +136,7 @@ def compile_module(path, functions, modes=("grad",), argnums=0, kinds=None, in_a
     defs, order = {}, []                   # function name -> (text, tree); the order they are written
     publics = []
     for fname in functions:
-        func = getattr(module, fname, None)
-        if func is None or not callable(func):
-            raise TranspileError(f"'{os.path.basename(path)}' has no function '{fname}'",
-                                 hint="name a function defined at the top level of the file")
-        func = getattr(func, "__wrapped__", func)
+        func = user_function(module, path, fname)
         for mode in modes:
             if mode not in MODES:
                 raise TranspileError(f"unknown mode '{mode}'", hint="one of: " + ", ".join(MODES))

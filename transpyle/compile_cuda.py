@@ -8,7 +8,6 @@ device, allocate the results and the workspace (sized from the arguments' shapes
 the results back (device arrays in: results stay on the device). Numba's CUDA simulator
 (``NUMBA_ENABLE_CUDASIM=1``) runs the module too, with few small blocks.
 """
-import os
 import re
 
 from . import cuda_api, gpu
@@ -41,14 +40,10 @@ def compile_cuda_module(path, module, functions, kinds, in_axes, source_digest, 
     """The text of the module for ``vmap`` of each of ``functions`` (objects from the user's
     ``module``), at the kinds of one call (``kinds``: a list, or a dict by function name) and
     ``in_axes`` (one value, or a dict by function name)."""
-    from .compile import _batched
+    from .compile import _batched, user_function
     parts, publics = [], []
     for fname in functions:
-        func = getattr(module, fname, None)
-        if func is None or not callable(func):
-            raise TranspileError(f"'{os.path.basename(path)}' has no function '{fname}'",
-                                 hint="name a function defined at the top level of the file")
-        func = getattr(func, "__wrapped__", func)
+        func = user_function(module, path, fname)
         fkinds = kinds.get(fname) if isinstance(kinds, dict) else kinds
         if fkinds is None:
             raise TranspileError(f"the cuda backend needs the argument kinds of '{fname}'",
