@@ -314,3 +314,33 @@ def test_tapes_of_lanes_with_very_different_trip_counts(how, rng):
     x = np.concatenate([[0.5], rng.uniform(1.0, 1000.0, size=6), [0.9]])
     g = transpyle.grad(contract, backend=how[0])
     assert_same(vmapped(g, how)(x), loop_over(g, (0,), (x,)))
+
+
+def relax(u, k):
+    for step in range(3):               # an array rebound in a loop: its values go on a tape of arrays
+        v = np.tanh(u) * k + u
+        u = v * 0.5
+    return np.sum(u * u)
+
+
+def relax_until(u, k):
+    while np.sum(u * u) > 1.0:          # ... a number of times that differs per example
+        u = np.tanh(u) * k
+    return np.sum(u)
+
+
+@pytest.mark.parametrize("how", STRATEGIES)
+def test_grad_through_tapes_of_arrays(how, rng):
+    u, k = rng.normal(size=(4, 6)), rng.uniform(0.5, 1.5, size=4)
+    g = transpyle.grad(relax, backend=how[0])
+    assert_same(vmapped(g, how)(u, k), loop_over(g, (0, 0), (u, k)))
+    text = transpyle.show(g, mode="vmap", args=(u, k), strategy="array")
+    assert "rt.tape_push(" in text and "rt.lanes(" in text
+
+
+def test_tapes_of_arrays_under_per_example_trip_counts_use_loop_lifting(rng):
+    u, k = rng.normal(size=(4, 6)) * 2.0, rng.uniform(0.3, 0.9, size=4)
+    g = transpyle.grad(relax_until, backend="numpy")
+    with pytest.raises(transpyle.TranspileError, match="arrays saved for the adjoint under a condition"):
+        transpyle.vmap(g, backend="numpy", strategy="array")(u, k)
+    assert_same(transpyle.vmap(g, backend="numpy")(u, k), loop_over(g, (0, 0), (u, k)))

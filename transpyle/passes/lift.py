@@ -218,6 +218,9 @@ class Lifter:
         """(statements before, the batched expression) for the right-hand side of ``s``, run for the
         lanes of ``mask`` (all lanes for None; the others may get any value)."""
         value = s.value
+        prim, bound = lookup(value) if isinstance(value, gast.Call) else (None, None)
+        if prim is not None and isinstance(prim.batch, rules.Tape):
+            return [], self.tape(s, prim, bound, mask)
         if not self.reads_batched(value):
             return [], self.lift(self.shapes(value), target_kind)
         if isinstance(value, gast.Name):
@@ -235,9 +238,6 @@ class Lifter:
             expr = self.reduction(prim, bound, rule)
             if expr is not None:
                 return [], expr
-        elif isinstance(rule, rules.Tape):
-            if self.is_batched(bound["tape"]):
-                return [], substitute(parse_expr(rule.template), {k: self.shapes(v) for k, v in bound.items()})
         elif callable(rule):
             batched = {p: self.reads_batched(node) for p, node in bound.items()}
             template = rule(batched, kinds, bound)
@@ -245,6 +245,18 @@ class Lifter:
                 subs = template_names(prim, bound, const(0), const(0))
                 return [], substitute(parse_expr(template), {k: self.shapes(v) for k, v in subs.items()})
         return self.per_lane(s, value, target_kind, mask)
+
+    def tape(self, s, prim, bound, mask):
+        """A tape operation on tapes of lanes (see ``rules.Tape``)."""
+        rule = prim.batch
+        if mask is not None and not rule.masked:
+            raise self.error(s, "arrays saved for the adjoint under a condition that differs per example")
+        subs = {}
+        for p, node in bound.items():
+            if p in rule.lifted and not self.reads_batched(node):
+                node = self.lift(node, self.ctx.expr_kind(node))
+            subs[p] = self.shapes(node)
+        return substitute(parse_expr(rule.template), subs)
 
     def lanewise(self, value, prim, target_kind):
         """An elementwise primitive on lanes: batched operands aligned to the result's rank; called

@@ -110,9 +110,13 @@ SHAPE = "shape"
 
 @dataclass(frozen=True)
 class Tape:
-    """The batching rule of a tape operation: ``template`` (a tape with a row per lane). Under a mask it
-    needs no masked update: the entries the other lanes get are beyond what they push and pop."""
+    """The batching rule of a tape operation: ``template`` (on tapes of lanes: a row per lane for numbers,
+    batched arrays for arrays), with the operands ``lifted`` copied into every lane when unbatched.
+    Tapes take no masked update: under a mask, numbers' tapes (``masked``) give the other lanes entries
+    beyond what they push and pop; a tape of arrays is one list for all lanes, so it is refused there."""
     template: str
+    lifted: tuple = ()
+    masked: bool = True
 
 
 @dataclass(frozen=True)

@@ -20,10 +20,11 @@ define("rt.stack_like", [rt.stack_like], "n, item", lambda k, s: k["item"].with_
 define("rt.trip_count", [rt.trip_count], "start, stop, step", lambda k, s: INT)
 # tapes of arrays (lists); to kinds a tape of rank-r arrays has rank r + 1, and its tangent is a tape too
 define("rt.array_tape", [rt.array_tape], "like", lambda k, s: k["like"].with_ndim(k["like"].ndim + 1),
-       diff=("like",), jvp=LINEAR)
-define("rt.tape_push", [rt.tape_push], "tape, value", lambda k, s: k["tape"], diff=("tape", "value"), jvp=LINEAR)
+       diff=("like",), jvp=LINEAR, batch=Tape("rt.array_tape(like)", lifted=("like",), masked=False))
+define("rt.tape_push", [rt.tape_push], "tape, value", lambda k, s: k["tape"], diff=("tape", "value"), jvp=LINEAR,
+       batch=Tape("rt.tape_push(tape, value)", lifted=("value",), masked=False))
 define("rt.tape_pop", [rt.tape_pop], "tape", lambda k, s: k["tape"].with_ndim(k["tape"].ndim - 1), diff=("tape",),
-       jvp=LINEAR)
+       jvp=LINEAR, batch=Tape("rt.tape_pop(tape)", masked=False))
 define("rt.reserve", [rt.reserve], "tape, size", lambda k, s: k["tape"], diff=("tape",), jvp=LINEAR,
        batch=Tape("rt.reserve_lanes(tape, size)"))
 define("rt.push", [rt.push], "tape, top, value", lambda k, s: k["tape"], diff=("tape", "value"), jvp=LINEAR,

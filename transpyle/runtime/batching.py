@@ -29,14 +29,19 @@ def _lanes_numba(value, size):
 
 
 def select_lanes(mask, new, old):
-    """``new`` in the lanes where ``mask`` is true, ``old`` elsewhere (both have the batch axis)."""
+    """``new`` in the lanes where ``mask`` is true, ``old`` elsewhere (both have the batch axis). An ``old``
+    of another shape is a placeholder (an array declared before its first value): ``new`` replaces it."""
     mask = np.asarray(mask)
+    if np.shape(old) != np.shape(new):
+        return np.copy(new)
     return np.where(mask.reshape(mask.shape + (1,) * (np.ndim(old) - 1)), new, old)
 
 
 @overload(select_lanes, jit_options={"cache": True})
 def _select_lanes_numba(mask, new, old):
     def impl(mask, new, old):
+        if old.shape != new.shape:
+            return new.copy()
         out = old.copy()
         for b in range(mask.shape[0]):
             if mask[b]:
