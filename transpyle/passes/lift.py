@@ -19,6 +19,12 @@ array's first assignment takes every lane, later ones are masked.
 Which values are batched is decided first, for the whole function (a value assigned under a batched
 mask, or from a batched operand, anywhere, is batched everywhere); a value that is batched but
 assigned from unbatched operands is copied into every lane.
+
+For Numba (``lane_loops``) statements on batched numbers are instead written for one lane and run in
+loops over the lanes (``for _b1 in range(_B1): s[_b1] = ...``), consecutive ones fused into one loop,
+whole branches and loops taken per lane when all their parts are on lanes, and numbers used only
+inside one loop kept as its locals: an array operation per statement allocates in compiled code.
+Tapes of batched values (``rules.Tape``) have a row per lane and take no masked update.
 """
 import copy
 from collections import Counter
@@ -58,6 +64,9 @@ def _stored(stmts):
 
 
 class Lifter:
+    """The rewrite of one function: which values are batched (``analyse``), then each block under a
+    mask (``block``); ``size`` names the batch size, ``lane_loops`` picks the form for Numba."""
+
     def __init__(self, ctx, tree, batched_params, size, lane_loops=False):
         self.ctx = ctx
         self.lane_loops = lane_loops
