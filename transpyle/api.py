@@ -224,18 +224,24 @@ class Transformed:
         return transform, out_tree, layout
 
 
+def _kernel(built, nargs, **options):
+    """The launcher of a kernel module ``built`` by ``gpu.build`` for ``nargs`` arguments, passing the
+    module-level arrays the code reads after them."""
+    from .backends.cuda_backend import compile_kernel_module
+    fname, text, spec, ctx = built
+    launch = compile_kernel_module(load_module(text, fname), spec, **options)
+    getters = [getter for _, getter, _ in ctx.captured.values()]
+    return _with_captured(launch, nargs, getters) if getters else launch
+
+
 def _reduced_on_gpu(transformed, kinds, nargs):
     """grad of a sum or mean over a vmapped function, as one CUDA kernel (transpyle/gpu.py, docs/cuda.md)."""
     from . import gpu
-    from .backends.cuda_backend import compile_kernel_module
     red = gpu.reduction(transformed, kinds)
     example_kinds = red.example_args(kinds)
-    fname, text, spec, ctx = gpu.build(red.per_example, example_kinds, red.in_axes, 0, reduce=red.reduce,
-                                       deterministic=getattr(transformed, "deterministic", False))
-    launch = compile_kernel_module(load_module(text, fname), spec, mean=red.how == "mean")
-    getters = [getter for _, getter, _ in ctx.captured.values()]
-    if getters:
-        launch = _with_captured(launch, len(example_kinds), getters)
+    built = gpu.build(red.per_example, example_kinds, red.in_axes, 0, reduce=red.reduce,
+                      deterministic=getattr(transformed, "deterministic", False))
+    launch = _kernel(built, len(example_kinds), mean=red.how == "mean")
     value_and_grad = transformed.mode == "value_and_grad"
 
     def call(*args):
@@ -468,13 +474,8 @@ class Vmapped(Transformed):
         entry = self._compiled.get(key)
         if entry is None:          # a kernel module: see transpyle/gpu.py
             from . import gpu
-            from .backends.cuda_backend import compile_kernel_module
-            fname, text, spec, ctx = gpu.build(self.fun, kinds, self.in_axes, self.out_axes, static)
-            entry = compile_kernel_module(load_module(text, fname), spec)
-            getters = [getter for _, getter, _ in ctx.captured.values()]
-            if getters:
-                entry = _with_captured(entry, len(args), getters)
-            self._compiled[key] = entry
+            entry = self._compiled[key] = _kernel(gpu.build(self.fun, kinds, self.in_axes, self.out_axes, static),
+                                                  len(args))
         return entry
 
     def _flat_transform(self, source, treedefs, fun_out, fun_layout):

@@ -139,10 +139,16 @@ def jacfwd_driver(namer, name, params, wrt, kinds, out_kinds, tuple_out, has_aux
     per_output = [[_finish(w, jacs[j, a], ok, o, kinds[a], a) for a in wrt]
                   for j, (o, ok) in enumerate(zip(outs, out_kinds))]
     result = _structure(per_output, tuple_out and not has_aux, tuple_argnums)
-    value = f"({outs[0]}, {aux})" if has_aux else outs[0]
-    if with_value:                     # value_and_grad: ((value, aux), gradient) with has_aux
+    return _returning(w, result, outs[0], aux, with_value)
+
+
+def _returning(w, result, value, aux, with_value):
+    """End the driver: the Jacobian ``result``, with the value before it for value_and_grad
+    (``((value, aux), gradient)`` with has_aux), and the aux after it otherwise."""
+    value = f"({value}, {aux})" if aux is not None else value
+    if with_value:
         result = f"({value}, {result})"
-    elif has_aux:
+    elif aux is not None:
         result = f"({result}, {aux})"
     w.emit(1, f"return {result}")
     return w.function()
@@ -163,13 +169,7 @@ def _scalar_jacfwd(w, name, params, wrt, out_kinds, tuple_out, has_aux, tuple_ar
     outs, aux = _outputs(w, out_kinds, tuple_out, has_aux, first)
     per_output = [[f"{t}[{j}]" if tuple_out and not has_aux else t for t in tangents] for j in range(len(out_kinds))]
     result = _structure(per_output, tuple_out and not has_aux, tuple_argnums)
-    value = f"({outs[0]}, {aux})" if has_aux else outs[0]
-    if with_value:
-        result = f"({value}, {result})"
-    elif has_aux:
-        result = f"({result}, {aux})"
-    w.emit(1, f"return {result}")
-    return w.function()
+    return _returning(w, result, outs[0], aux, with_value)
 
 
 def jacrev_driver(namer, name, params, wrt, kinds, out_kinds, tuple_out, has_aux, tuple_argnums, primal_name,
@@ -208,10 +208,7 @@ def jacrev_driver(namer, name, params, wrt, kinds, out_kinds, tuple_out, has_aux
     per_output = [[_finish(w, jacs[j, a], ok, o, kinds[a], a) for a in wrt]
                   for j, (o, ok) in enumerate(zip(outs, out_kinds))]
     result = _structure(per_output, tuple_out and not has_aux, tuple_argnums)
-    if has_aux:
-        result = f"({result}, {aux})"
-    w.emit(1, f"return {result}")
-    return w.function()
+    return _returning(w, result, outs[0], aux, with_value=False)
 
 
 def vector_jacrev_driver(namer, name, params, wrt, kinds, out_kind, tuple_argnums, primal_name, rows_name):

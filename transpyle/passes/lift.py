@@ -36,6 +36,7 @@ from ..ast_utils import assign, const, name, parse_expr, substitute
 from ..kinds import Kind
 from ..primitives import lookup
 from .infer import operand_kinds, template_names
+from .reverse import written_names
 
 SHAPE_ATTRS = ("shape", "size", "ndim")
 INTEGER_RESULTS = ("np.floor", "np.ceil", "np.trunc", "np.rint", "np.round")
@@ -51,16 +52,6 @@ def _call(func, *args):
 
 def _names_in(node):
     return [n.id for n in gast.walk(node) if isinstance(n, gast.Name)]
-
-
-def _stored(stmts):
-    out = []
-    for s in stmts:
-        for n in gast.walk(s):
-            if isinstance(n, gast.Assign):
-                t = n.targets[0]
-                out.append(t.id if isinstance(t, gast.Name) else t.value.id)
-    return out
 
 
 class Lifter:
@@ -142,7 +133,7 @@ class Lifter:
         for s in body:
             for block, masked in self._blocks(s, False):
                 self._flag_block(block, masked)
-            self.defined.update(_stored([s]))
+            self.defined.update(written_names([s]))
 
     def _flag_block(self, stmts, masked):
         local = Counter(n for s in stmts for n in _names_in(s))
@@ -467,7 +458,7 @@ class Lifter:
         target = s.targets[0]
         written = target.id if isinstance(target, gast.Name) else target.value.id
         used = {n for lane in lanes for n in _names_in(lane)}
-        return written in used or bool(set(_names_in(s)) & set(_stored(lanes)))
+        return written in used or bool(set(_names_in(s)) & written_names(lanes))
 
     def flush(self, lanes):
         """The pending lane statements as one loop over the lanes (and none pending after). A number used
