@@ -244,6 +244,15 @@ def _jacobian(tree, ctx, mode, has_aux, tuple_argnums, diff_outputs, with_value=
         forward.run(fwd, ctx, has_aux=has_aux)
         _settle_custom_rules(fwd, ctx, None)
         ctx.helpers = [fwd]
+        scalars = all(ctx.arg_kinds[w].ndim == 0 for w in ctx.wrt) and all(k.ndim == 0 for k in out_kinds)
+        rows = None if tuple_out or has_aux or complex_result or ctx.captured or lanes is None or scalars else \
+            _vector_jvp(fwd, ctx, lanes)
+    if rows is not None:                # one jvp carrying every input direction at once (vector mode)
+        ctx.helpers = [rows]
+        driver = jacobian.vector_jacfwd_driver(ctx.namer, f"{name}_{'grad' if with_value else mode}", params,
+                                               ctx.wrt, ctx.arg_kinds, out_kinds[0], tuple_argnums, rows.name,
+                                               with_value=with_value)
+    elif mode == "jacfwd":
         driver = jacobian.jacfwd_driver(ctx.namer, f"{name}_{'grad' if with_value else mode}", params, ctx.wrt,
                                         ctx.arg_kinds, out_kinds, tuple_out, has_aux, tuple_argnums, fwd.name,
                                         with_value=with_value, complex_result=complex_result)
@@ -266,8 +275,9 @@ def _jacobian(tree, ctx, mode, has_aux, tuple_argnums, diff_outputs, with_value=
             driver = jacobian.jacrev_driver(ctx.namer, f"{name}_jacrev", params, ctx.wrt, ctx.arg_kinds, out_kinds,
                                             tuple_out, has_aux, tuple_argnums, primal.name, rev.name,
                                             complex_result=complex_result)
-    how = "one jvp per input element" if mode == "jacfwd" else \
-        "one vjp per output element" if rows is None else "one vjp carrying all output directions at once"
+    how = {("jacfwd", False): "one jvp per input element", ("jacfwd", True): "one jvp carrying all input directions at once",
+           ("jacrev", False): "one vjp per output element",
+           ("jacrev", True): "one vjp carrying all output directions at once"}[mode, rows is not None]
     driver.body.insert(0, comment(f"transpyle: {mode} of {name} with respect to {', '.join(ctx.wrt)}: {how}"))
     return driver.name, driver, ctx
 
@@ -291,17 +301,33 @@ def _vector_vjp(rev, ctx, out_kind, lanes):
     """The vjp ``rev`` array-lifted over a batch of cotangents, the primals unbatched: its primal sweep
     runs once and its adjoint sweep carries every output direction at once (vector-mode cotangents).
     None where the adjoint code does not lift (then the Jacobian is taken row by row)."""
+    params = [a.id for a in rev.args.args]
+    kinds = tuple(ctx.arg_kinds[p] for p in params[:-1]) + (out_kind.with_ndim(out_kind.ndim + 1),)
+    return _lifted(rev, ctx, kinds, (None,) * (len(params) - 1) + (0,), 0, lanes)
+
+
+def _vector_jvp(fwd, ctx, lanes):
+    """The jvp ``fwd`` array-lifted over a batch of tangents (one per input direction), the primals
+    unbatched: the primal runs once and the tangents of every direction flow together (vector mode).
+    The tangent output has its directions last. None where the jvp does not lift."""
+    params = [a.id for a in fwd.args.args][:-len(ctx.wrt)]
+    kinds = tuple(ctx.arg_kinds[p] for p in params) + \
+        tuple(ctx.arg_kinds[w].with_ndim(ctx.arg_kinds[w].ndim + 1) for w in ctx.wrt)
+    return _lifted(fwd, ctx, kinds, (None,) * len(params) + (0,) * len(ctx.wrt), (0, -1), lanes)
+
+
+def _lifted(helper, ctx, kinds, in_axes, out_axes, lanes):
+    """The generated ``helper`` function, compiled, then vmapped by array lifting; None where it does
+    not lift."""
     from .cache import load_module
     helpers, ctx.helpers = ctx.helpers, []
     try:
-        module = load_module(module_source(rev, ctx), rev.name)
+        module = load_module(module_source(helper, ctx), helper.name)
     finally:
         ctx.helpers = helpers
-    params = [a.id for a in rev.args.args]
-    kinds = tuple(ctx.arg_kinds[p] for p in params[:-1]) + (out_kind.with_ndim(out_kind.ndim + 1),)
     try:
-        _, lifted, _ = transform(getattr(module, rev.name), "vmap", (), kinds, in_axes=(None,) * (len(params) - 1) + (0,),
-                                 strategy="array", lanes=lanes)
+        _, lifted, _ = transform(getattr(module, helper.name), "vmap", (), kinds, in_axes=in_axes,
+                                 out_axes=out_axes, strategy="array", lanes=lanes)
     except TranspileError:
         return None
     return lifted

@@ -231,3 +231,37 @@ def vector_jacrev_driver(namer, name, params, wrt, kinds, out_kind, tuple_argnum
         parts.append(f"np.reshape(np.ascontiguousarray({rows}[{i}]), {shape})" if shape else f"{rows}[{i}][0]")
     w.emit(1, f"return {_structure([parts], False, tuple_argnums)}")
     return w.function()
+
+
+def vector_jacfwd_driver(namer, name, params, wrt, kinds, out_kind, tuple_argnums, lifted_name, with_value=False):
+    """Source of ``name(*params)``: the Jacobian from one call of ``lifted_name``, the jvp lifted over a
+    stack of tangents (``passes/lift``), given every input direction at once: the columns of the
+    identity, split between the arguments. Its tangent output has the directions last."""
+    w = SourceWriter(namer)
+    w.emit(0, f"def {name}({', '.join(params)}):")
+    total, eye = w.fresh("_n"), w.fresh("_eye")
+    sizes = [_size(a, kinds[a]) for a in wrt]
+    w.emit(1, f"{total} = {' + '.join(sizes)}")
+    w.emit(1, f"{eye} = np.eye({total})")
+    offsets, tangents = [], []
+    for i, a in enumerate(wrt):
+        offset = " + ".join(sizes[:i]) or "0"
+        offsets.append(offset)
+        tangent = w.fresh("_dirs")
+        columns = eye if len(wrt) == 1 else f"np.ascontiguousarray({eye}[:, {offset}:{offset} + {sizes[i]}])"
+        w.emit(1, f"{tangent} = " + (f"np.reshape({columns}, ({total},) + {a}.shape)" if kinds[a].ndim else
+                                     f"np.ascontiguousarray({eye}[:, {offset}])"))
+        tangents.append(tangent)
+    values, touts = w.fresh("_o"), w.fresh("_t")
+    w.emit(1, f"{values}, {touts} = {lifted_name}({', '.join(params + tangents)})")
+    value = w.fresh("_value")
+    w.emit(1, f"{value} = {values}[0]")
+    out_size = _size(value, out_kind)
+    flat = w.fresh("_flat")
+    w.emit(1, f"{flat} = np.reshape(np.ascontiguousarray({touts}), ({out_size}, {total}))")
+    parts = []
+    for a, offset, size in zip(wrt, offsets, sizes):
+        shape = " + ".join(([f"{value}.shape"] if out_kind.ndim else []) + ([f"{a}.shape"] if kinds[a].ndim else []))
+        part = flat if len(wrt) == 1 else f"np.ascontiguousarray({flat}[:, {offset}:{offset} + {size}])"
+        parts.append(f"np.reshape({part}, {shape})" if shape else f"{flat}[0, {offset}]")
+    return _returning(w, _structure([parts], False, tuple_argnums), value, None, with_value)

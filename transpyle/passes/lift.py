@@ -35,6 +35,7 @@ from .. import rules
 from ..ast_utils import assign, const, name, parse_expr, substitute
 from ..kinds import Kind
 from ..primitives import lookup
+from . import layout
 from .infer import operand_kinds, template_names
 from .reverse import written_names
 
@@ -650,16 +651,24 @@ def run(tree, ctx, in_axes, out_axes, out_kinds, kinds, lane_loops=False):
             placeholder = ", ".join([size] + ["0"] * kind.ndim)
             head += [assign(var, parse_expr(f"np.empty(({placeholder}), {_dtype(kind)})")), assign(flag, const(False))]
     new_body = lifter.block(body, None)
+    last = set()
     if lane_loops:      # lane loops write into one buffer per batched number, made here
+        arrays = {v: ctx.kinds[v].ndim for v in lifter.batched if isinstance(ctx.kinds.get(v), Kind) and
+                  ctx.kinds[v].ndim and v not in lifter.tapes and not lifter.flagged.get(v)}
+        new_body, last = layout.run(new_body, arrays, lifter.batched, size, lifter.lane_index, ctx.kinds)
+        head += [assign(p, layout.to_last(p)) for p in params if p in last]
         head += [assign(v, parse_expr(f"np.empty({size}, {_dtype(ctx.kinds[v])})")) for v in sorted(lifter.batched)
                  if v not in params and v not in lifter.flagged and v not in lifter.localized and
                  not ctx.kinds[v].ndim]
     values = ret.value.elts if isinstance(ret.value, gast.Tuple) else [ret.value]
     outs = []
     for v, kind, axis in zip(values, out_kinds, out_axes):
-        v = name(v.id) if lifter.is_batched(v) else lifter.lift(lifter.shapes(v), kind)
-        if axis:
-            v = _call("np.moveaxis", v, const(0), const(axis))
+        if isinstance(v, gast.Name) and v.id in last:
+            v = layout.from_last(name(v.id), axis)
+        else:
+            v = name(v.id) if lifter.is_batched(v) else lifter.lift(lifter.shapes(v), kind)
+            if axis:
+                v = _call("np.moveaxis", v, const(0), const(axis))
         outs.append(v)
     result = gast.Tuple(elts=outs, ctx=gast.Load()) if isinstance(ret.value, gast.Tuple) else outs[0]
     tree.body = head + new_body + [gast.copy_location(gast.Return(value=result), ret)]
