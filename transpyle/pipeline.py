@@ -270,7 +270,8 @@ def _jacobian(tree, ctx, mode, has_aux, tuple_argnums, diff_outputs, with_value=
         if rows is not None:            # one vjp over every output direction at once (vector mode)
             ctx.helpers = [primal, rows]
             driver = jacobian.vector_jacrev_driver(ctx.namer, f"{name}_jacrev", params, ctx.wrt, ctx.arg_kinds,
-                                                   out_kinds[0], tuple_argnums, primal.name, rows.name)
+                                                   out_kinds[0], tuple_argnums, primal.name, rows.name,
+                                                   threads=lanes == "loops")
         else:
             driver = jacobian.jacrev_driver(ctx.namer, f"{name}_jacrev", params, ctx.wrt, ctx.arg_kinds, out_kinds,
                                             tuple_out, has_aux, tuple_argnums, primal.name, rev.name,

@@ -211,9 +211,13 @@ def jacrev_driver(namer, name, params, wrt, kinds, out_kinds, tuple_out, has_aux
     return _returning(w, result, outs[0], aux, with_value=False)
 
 
-def vector_jacrev_driver(namer, name, params, wrt, kinds, out_kind, tuple_argnums, primal_name, rows_name):
-    """Source of ``name(*params)``: the Jacobian from one call of ``rows_name``, the vjp lifted over a
-    stack of cotangents (``passes/lift``), given every output direction at once: the identity."""
+def vector_jacrev_driver(namer, name, params, wrt, kinds, out_kind, tuple_argnums, primal_name, rows_name,
+                         threads=False):
+    """Source of ``name(*params)``: the Jacobian from ``rows_name``, the vjp lifted over a stack of
+    cotangents (``passes/lift``), given every output direction at once: the identity. With
+    ``threads`` the directions are split in chunks, one call per thread (each repeats the primal
+    sweep; see ``rt.direction_chunks``). The chunks are written by slice assignment: a vector-mode
+    driver is compiled, never transformed again."""
     w = SourceWriter(namer)
     w.emit(0, f"def {name}({', '.join(params)}):")
     out = w.fresh("_primal")
@@ -224,11 +228,28 @@ def vector_jacrev_driver(namer, name, params, wrt, kinds, out_kind, tuple_argnum
     else:
         w.emit(1, f"{basis} = np.ones(1)")
     rows = w.fresh("_rows")
-    w.emit(1, f"{rows} = {rows_name}({', '.join(params)}, {basis})")
-    parts = []
-    for i, a in enumerate(wrt):
-        shape = " + ".join(([f"{out}.shape"] if out_kind.ndim else []) + ([f"{a}.shape"] if kinds[a].ndim else []))
-        parts.append(f"np.reshape(np.ascontiguousarray({rows}[{i}]), {shape})" if shape else f"{rows}[{i}][0]")
+    shapes = [" + ".join(([f"{out}.shape"] if out_kind.ndim else []) + ([f"{a}.shape"] if kinds[a].ndim else []))
+              for a in wrt]
+    if not threads:
+        w.emit(1, f"{rows} = {rows_name}({', '.join(params)}, {basis})")
+        parts = [f"np.reshape(np.ascontiguousarray({rows}[{i}]), {shape})" if shape else f"{rows}[{i}][0]"
+                 for i, shape in enumerate(shapes)]
+        w.emit(1, f"return {_structure([parts], False, tuple_argnums)}")
+        return w.function()
+    n, chunks, c, lo, hi = (w.fresh(p) for p in ("_n", "_chunks", "_c", "_lo", "_hi"))
+    w.emit(1, f"{n} = {basis}.shape[0]")
+    jacs = [w.fresh("_jac") for _ in wrt]
+    for jac, a in zip(jacs, wrt):
+        w.emit(1, f"{jac} = np.empty(({n}, {_size(a, kinds[a])}))")
+    w.emit(1, f"{chunks} = rt.direction_chunks({n})")
+    w.emit(1, f"for {c} in numba.prange({chunks}):")
+    w.emit(2, f"{lo} = {c} * {n} // {chunks}")
+    w.emit(2, f"{hi} = ({c} + 1) * {n} // {chunks}")
+    w.emit(2, f"{rows} = {rows_name}({', '.join(params)}, np.ascontiguousarray({basis}[{lo}:{hi}]))")
+    for i, (jac, a) in enumerate(zip(jacs, wrt)):
+        w.emit(2, f"{jac}[{lo}:{hi}, :] = np.reshape(np.ascontiguousarray({rows}[{i}]), "
+                  f"({hi} - {lo}, {_size(a, kinds[a])}))")
+    parts = [f"np.reshape({jac}, {shape})" if shape else f"{jac}[0, 0]" for jac, shape in zip(jacs, shapes)]
     w.emit(1, f"return {_structure([parts], False, tuple_argnums)}")
     return w.function()
 

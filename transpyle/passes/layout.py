@@ -88,18 +88,19 @@ class Layout:
         is an allocation, a copy or an elementwise expression that can be written lanes-last; None
         otherwise. Lanes-first operands of lower rank were aligned by ``np.expand_dims(v, 1)``; lanes-last
         they broadcast as they are, and an unbatched array gets a trailing axis (``_aligned``)."""
-        func = _func(value)
-        if func in ALLOCATIONS and self._allocation_shape(value) is not None:
+        if self._batch_shape(value) is not None and _func(value) in ALLOCATIONS:
             return set()
         leaves = set()
 
-        def visit(n):
+        def visit(n, reshaped=False):
             if self._aligned(n) is not n:
                 return visit(self._aligned(n))
+            if self._batch_shape(n) is not None and _func(n) == "np.reshape":
+                return visit(n.args[0], reshaped=True)      # any rank: lanes-last, each lane reshaped alike
             if isinstance(n, gast.Name):
                 if n.id in self.rank:
                     leaves.add(n.id)
-                    return self.rank[n.id] <= rank
+                    return reshaped or self.rank[n.id] <= rank
                 return isinstance(self.kinds.get(n.id), Kind) and \
                     (n.id in self.numbers or n.id not in self.batched)
             if isinstance(n, gast.Constant):
@@ -111,7 +112,7 @@ class Layout:
             if isinstance(n, gast.Call) and not n.keywords:
                 prim, _ = lookup(n)
                 if prim is not None and (prim.batch is rules.LANEWISE or prim.key == "np.copy"):
-                    return all(visit(a) for a in n.args)
+                    return all(visit(a, reshaped) for a in n.args)
             return False
         return leaves if visit(value) else None
 
@@ -124,9 +125,14 @@ class Layout:
                 return inner
         return node
 
-    def _allocation_shape(self, call):
-        """``E`` of ``np.zeros((size,) + E, dtype)``, or None."""
-        shape = call.args[0] if call.args else None
+    def _batch_shape(self, call):
+        """``E`` of a shape ``(size,) + E`` given to an allocation (``np.zeros((size,) + E, dtype)``) or
+        to ``np.reshape(x, (size,) + E)``, or None."""
+        func = _func(call)
+        position = 0 if func in ALLOCATIONS else 1 if func == "np.reshape" else None
+        if position is None or len(call.args) <= position:
+            return None
+        shape = call.args[position]
         if isinstance(shape, gast.BinOp) and isinstance(shape.op, gast.Add) and \
                 isinstance(shape.left, gast.Tuple) and len(shape.left.elts) == 1 and \
                 isinstance(shape.left.elts[0], gast.Name) and shape.left.elts[0].id == self.size:
@@ -161,6 +167,12 @@ class Layout:
                 inner = layout._aligned(n)
                 if inner is not n:
                     return self.visit(inner)
+                if layout._batch_shape(n) is not None:       # the batch size goes last in the shape
+                    position = 0 if _func(n) in ALLOCATIONS else 1
+                    shape = n.args[position]
+                    n.args[position] = gast.BinOp(left=shape.right, op=gast.Add(), right=shape.left)
+                    n.args[:position] = [self.visit(a) for a in n.args[:position]]
+                    return n
                 return self.generic_visit(n)
 
             def visit_Name(self, n):
@@ -174,11 +186,7 @@ class Layout:
             def visit_Assign(self, n):
                 t, value = n.targets[0], n.value
                 if isinstance(t, gast.Name) and t.id in last:
-                    if _func(value) in ALLOCATIONS and layout._allocation_shape(value) is not None:
-                        shape = value.args[0]
-                        value.args[0] = gast.BinOp(left=shape.right, op=gast.Add(), right=shape.left)
-                    else:
-                        n.value = Broadcast().visit(value)
+                    n.value = Broadcast().visit(value)
                 return self.generic_visit(n)
 
             def visit_Subscript(self, n):

@@ -243,8 +243,8 @@ class Lifter:
             batched = {p: self.reads_batched(node) for p, node in bound.items()}
             template = rule(batched, kinds, bound)
             if template is not None:
-                subs = template_names(prim, bound, const(0), const(0))
-                return [], substitute(parse_expr(template), {k: self.shapes(v) for k, v in subs.items()})
+                subs = {k: self.shapes(v) for k, v in template_names(prim, bound, const(0), const(0)).items()}
+                return [], substitute(parse_expr(template), dict(subs, _B=name(self.size)))
         return self.per_lane(s, value, target_kind, mask)
 
     def tape(self, s, prim, bound, mask):

@@ -16,7 +16,8 @@ leading batch axis: ``LANEWISE`` (the same call on the batched operands, their r
 elementwise primitive), ``SHAPE`` (a fact about shapes, the same for every example), a
 :class:`Tape` (the tape helpers), an :class:`AlongAxis` (a reduction: the run-time helper reducing along the shifted axis), or a function
 ``(batched, kinds, statics) -> template`` (``batched``: parameter -> whether it has the batch axis;
-the template names the operands by parameter, ``None`` when no vectorized form fits). Primitives
+the template names the operands by parameter and the batch size ``_B``, ``None`` when no vectorized
+form fits). Primitives
 without a rule run once per example in a loop over the batch.
 """
 import copy

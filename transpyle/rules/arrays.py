@@ -60,10 +60,18 @@ def _reshape_kind(k, s):
     return k["x"].with_ndim(rank)
 
 
+def _reshape_batch(batched, k, s):
+    if batched["shape"]:
+        return None
+    dims = "(shape,)" if isinstance(k["shape"], Kind) else "shape"
+    return f"np.reshape(np.ascontiguousarray(x), (_B,) + {dims})"
+
+
 define("np.reshape", [np.reshape], "x, shape", _reshape_kind, {"x": "np.ascontiguousarray(g).reshape(x.shape)"},
-       diff=("x",), jvp=LINEAR)
+       diff=("x",), jvp=LINEAR, batch=_reshape_batch)
 define("np.ravel", [np.ravel], "x", lambda k, s: k["x"].with_ndim(1),
-       {"x": "np.ascontiguousarray(g).reshape(x.shape)"}, jvp=LINEAR)
+       {"x": "np.ascontiguousarray(g).reshape(x.shape)"}, jvp=LINEAR,
+       batch=lambda b, k, s: "np.reshape(np.ascontiguousarray(x), (_B,) + (-1,))")
 
 
 # ---- joins: the operands come as a tuple ``arrays``; templates name them a0, a1, ... -------------

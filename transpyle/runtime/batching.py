@@ -4,6 +4,7 @@ the masked update that keeps the lanes a branch or a loop does not run for.
 A lane is one example of the batch: the index along the leading (batch) axis. Each helper is plain
 NumPy (what the numpy backend runs) with a Numba implementation registered by ``overload``.
 """
+import numba
 import numpy as np
 
 from numba import types
@@ -107,5 +108,18 @@ def push_lanes(tape, top, value):
     return tape
 
 
+#: the fewest directions one thread of vector-mode derivative code carries: below this many lanes a lane
+#: loop hardly vectorizes, and each thread repeats the primal sweep
+MIN_CHUNK_DIRECTIONS = 16
+#: the threads of Numba's pool (a constant: compiled code that asks the pool at run time is not cached)
+THREADS = numba.config.NUMBA_NUM_THREADS
+
+
+def direction_chunks(n):
+    """How many threads share ``n`` directions of a vector-mode Jacobian (``passes/jacobian``)."""
+    return max(1, min(THREADS, n // MIN_CHUNK_DIRECTIONS))
+
+
 register_jitable(reserve_lanes)
 register_jitable(push_lanes)
+register_jitable(direction_chunks)
