@@ -216,8 +216,7 @@ def vector_jacrev_driver(namer, name, params, wrt, kinds, out_kind, tuple_argnum
     """Source of ``name(*params)``: the Jacobian from ``rows_name``, the vjp lifted over a stack of
     cotangents (``passes/lift``), given every output direction at once: the identity. With
     ``threads`` the directions are split in chunks, one call per thread (each repeats the primal
-    sweep; see ``rt.direction_chunks``). The chunks are written by slice assignment: a vector-mode
-    driver is compiled, never transformed again."""
+    sweep; see ``rt.direction_chunks``). A vector-mode driver is compiled, never transformed again."""
     w = SourceWriter(namer)
     w.emit(0, f"def {name}({', '.join(params)}):")
     out = w.fresh("_primal")
@@ -246,9 +245,12 @@ def vector_jacrev_driver(namer, name, params, wrt, kinds, out_kind, tuple_argnum
     w.emit(2, f"{lo} = {c} * {n} // {chunks}")
     w.emit(2, f"{hi} = ({c} + 1) * {n} // {chunks}")
     w.emit(2, f"{rows} = {rows_name}({', '.join(params)}, np.ascontiguousarray({basis}[{lo}:{hi}]))")
-    for i, (jac, a) in enumerate(zip(jacs, wrt)):
-        w.emit(2, f"{jac}[{lo}:{hi}, :] = np.reshape(np.ascontiguousarray({rows}[{i}]), "
-                  f"({hi} - {lo}, {_size(a, kinds[a])}))")
+    for i, (jac, a) in enumerate(zip(jacs, wrt)):      # element loops: Numba compiles a slice assignment slowly
+        part, r, q = w.fresh("_part"), w.fresh("_r"), w.fresh("_q")
+        w.emit(2, f"{part} = np.reshape(np.ascontiguousarray({rows}[{i}]), ({hi} - {lo}, {_size(a, kinds[a])}))")
+        w.emit(2, f"for {r} in range({hi} - {lo}):")
+        w.emit(3, f"for {q} in range({part}.shape[1]):")
+        w.emit(4, f"{jac}[{lo} + {r}, {q}] = {part}[{r}, {q}]")
     parts = [f"np.reshape({jac}, {shape})" if shape else f"{jac}[0, 0]" for jac, shape in zip(jacs, shapes)]
     w.emit(1, f"return {_structure([parts], False, tuple_argnums)}")
     return w.function()

@@ -204,16 +204,19 @@ class Layout:
 
 
 def to_last(var):
-    """The statement's value that stores argument ``var`` (lanes first) lanes-last."""
-    return parse_expr(f"np.ascontiguousarray(np.moveaxis({var}, 0, -1))")
+    """The value that stores argument ``var`` (lanes first) lanes-last."""
+    return parse_expr(f"rt.lanes_last({var})")
 
 
-def from_last(value, axis):
-    """A lanes-last result with its lanes moved to ``axis``."""
-    return gast.Call(func=parse_expr("np.ascontiguousarray"), args=[
-        gast.Call(func=parse_expr("np.moveaxis"), args=[value, gast.Constant(value=-1, kind=None),
-                                                        gast.Constant(value=axis, kind=None)], keywords=[])],
-        keywords=[])
+def from_last(value, axis, rank):
+    """A lanes-last result (``rank`` dimensions per example) with its lanes moved to ``axis``."""
+    if axis == rank:
+        return value
+    first = gast.Call(func=parse_expr("rt.lanes_first"), args=[value], keywords=[])
+    if axis == 0:
+        return first
+    return gast.Call(func=parse_expr("np.moveaxis"), args=[first, gast.Constant(value=0, kind=None),
+                                                           gast.Constant(value=axis, kind=None)], keywords=[])
 
 
 def run(body, candidates, batched, size, lane, kinds):

@@ -664,10 +664,12 @@ def run(tree, ctx, in_axes, out_axes, out_kinds, kinds, lane_loops=False):
     outs = []
     for v, kind, axis in zip(values, out_kinds, out_axes):
         if isinstance(v, gast.Name) and v.id in last:
-            v = layout.from_last(name(v.id), axis)
+            v = layout.from_last(name(v.id), axis, kind.ndim)
         else:
             v = name(v.id) if lifter.is_batched(v) else lifter.lift(lifter.shapes(v), kind)
-            if axis:
+            if axis and axis == kind.ndim:
+                v = _call("rt.lanes_last", v)
+            elif axis:
                 v = _call("np.moveaxis", v, const(0), const(axis))
         outs.append(v)
     result = gast.Tuple(elts=outs, ctx=gast.Load()) if isinstance(ret.value, gast.Tuple) else outs[0]

@@ -108,6 +108,20 @@ def push_lanes(tape, top, value):
     return tape
 
 
+def lanes_last(x):
+    """``x`` with its lanes (leading axis) moved to the last axis, C-contiguous (see ``passes/layout``)."""
+    size = x.shape[0]
+    flat = np.ascontiguousarray(x).reshape((size, -1))
+    return np.ascontiguousarray(flat.T).reshape(x.shape[1:] + (size,))
+
+
+def lanes_first(x):
+    """``x`` with its lanes (last axis) moved to the leading axis, C-contiguous."""
+    size = x.shape[-1]
+    flat = np.ascontiguousarray(x).reshape((-1, size))
+    return np.ascontiguousarray(flat.T).reshape((size,) + x.shape[:-1])
+
+
 #: the fewest directions one thread of vector-mode derivative code carries: below this many lanes a lane
 #: loop hardly vectorizes, and each thread repeats the primal sweep
 MIN_CHUNK_DIRECTIONS = 16
@@ -123,3 +137,5 @@ def direction_chunks(n):
 register_jitable(reserve_lanes)
 register_jitable(push_lanes)
 register_jitable(direction_chunks)
+register_jitable(lanes_last)       # not np.moveaxis: Numba takes seconds to compile that
+register_jitable(lanes_first)
