@@ -232,3 +232,45 @@ def test_jacrev_carries_all_output_directions_in_one_sweep(backend, rng):
     assert_close(jac, transpyle.jacfwd(roots_and_branches, backend=backend)(a), rtol=1e-10, atol=1e-12)
     text = transpyle.show(roots_and_branches, mode="jacrev", args=(a,))
     assert "all output directions at once" in text and "_vjp_vmap(" in text
+
+
+def mixed_arguments(a, v, c):
+    """Matrix, vector and scalar arguments, a vector output through a loop."""
+    out = np.zeros(a.shape[0])
+    for i in range(a.shape[0]):
+        for j in range(a.shape[1]):
+            out[i] += math.sin(a[i, j] * v[j]) * c
+    return out * np.sum(v)
+
+
+@pytest.mark.parametrize("backend", ALL_BACKENDS)
+@pytest.mark.parametrize("mode", ["jacfwd", "jacrev"])
+def test_vector_mode_with_several_arguments_of_every_rank(mode, backend, rng):
+    transform = getattr(transpyle, mode)
+    a, v, c = rng.normal(size=(3, 4)), rng.normal(size=4), float(rng.uniform(0.5, 2.0))
+    ja, jv, jc = transform(mixed_arguments, argnums=(0, 1, 2), backend=backend)(a, v, c)
+    assert ja.shape == (3, 3, 4) and jv.shape == (3, 4) and jc.shape == (3,)
+    assert_close(ja, fd_jacobian(lambda m: mixed_arguments(m, v, c), a))
+    assert_close(jv, fd_jacobian(lambda u: mixed_arguments(a, u, c), v))
+    assert_close(jc, fd_jacobian(lambda t: mixed_arguments(a, v, t), c))
+    text = transpyle.show(mixed_arguments, mode=mode, argnums=(0, 1, 2), args=(a, v, c))
+    assert "at once" in text
+
+
+@pytest.mark.parametrize("backend", ALL_BACKENDS)
+def test_jacfwd_of_a_scalar_output_and_of_a_scalar_input(backend, rng):
+    x = rng.normal(size=6)
+    assert_close(transpyle.jacfwd(scalar_loop, backend=backend)(x), fd_jacobian(scalar_loop, x))
+
+    def curve(t, x):
+        return np.sin(x * t) * t
+    t = float(rng.uniform(0.5, 1.5))
+    assert_close(transpyle.jacfwd(curve, backend=backend)(t, x), fd_jacobian(lambda s: curve(s, x), t))
+
+
+@pytest.mark.parametrize("backend", ALL_BACKENDS)
+def test_jacrev_splits_many_output_directions_between_threads(backend, rng):
+    y0, k = rng.normal(size=40), 0.8        # 40 directions: two chunks where two threads run
+    jac = transpyle.jacrev(ode_states, backend=backend)(y0, k)
+    assert_close(jac, transpyle.jacfwd(ode_states, backend=backend)(y0, k), rtol=1e-10, atol=1e-12)
+    assert_close(jac[:, :3], fd_jacobian(lambda v: ode_states(v, k), y0)[:, :3])

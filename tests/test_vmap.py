@@ -344,3 +344,34 @@ def test_tapes_of_arrays_under_per_example_trip_counts_use_loop_lifting(rng):
     with pytest.raises(transpyle.TranspileError, match="arrays saved for the adjoint under a condition"):
         transpyle.vmap(g, backend="numpy", strategy="array")(u, k)
     assert_same(transpyle.vmap(g, backend="numpy")(u, k), loop_over(g, (0, 0), (u, k)))
+
+
+# ---- lanes-last layout of lane-loop code (numba, array lifting) ---------------------------------------------
+def smoothed_profile(u, w, c):
+    """Per-example arrays written in loops, combined with an unbatched array, a batched number and a
+    reshape: every use that the lanes-last layout rewrites."""
+    v = np.zeros_like(u)
+    total = 0.0
+    for i in range(u.shape[0]):
+        v[i] = math.tanh(u[i] * c) + u[(i + 1) % u.shape[0]] * w[i]
+        total += v[i]
+    grid = np.reshape(v * 2.0 - w, (2, u.shape[0] // 2))
+    flat = np.ravel(grid * total)
+    return flat + v * c
+
+
+@pytest.mark.parametrize("how", STRATEGIES)
+@pytest.mark.parametrize("axes", [((0, None, 0), 0), ((1, None, 0), 1), ((0, None, 0), -1)])
+def test_lanes_last_layout_agrees_with_the_per_example_loop(how, axes, rng):
+    in_axes, out_axes = axes
+    u = rng.normal(size=(5, 6)) if in_axes[0] == 0 else rng.normal(size=(6, 5))
+    w, c = rng.normal(size=6), rng.normal(size=5)
+    got = vmapped(smoothed_profile, how, in_axes=in_axes, out_axes=out_axes)(u, w, c)
+    assert_same(got, loop_over(smoothed_profile, in_axes, (u, w, c), out_axes=out_axes % 2))
+
+
+def test_lane_loop_code_keeps_lanes_last_where_every_use_allows(rng):
+    u, w, c = rng.normal(size=(5, 6)), rng.normal(size=6), rng.normal(size=5)
+    text = transpyle.show(smoothed_profile, mode="vmap", in_axes=(0, None, 0), args=(u, w, c), strategy="array")
+    assert "u = rt.lanes_last(u)" in text and "v[i, _b1] = " in text and "(-1,) + (_B1,)" in text
+    assert "np.expand_dims(w, -1)" in text and "return rt.lanes_first(" in text
