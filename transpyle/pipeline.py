@@ -237,6 +237,8 @@ def _jacobian(tree, ctx, mode, has_aux, tuple_argnums, diff_outputs, with_value=
     complex_result = any(k.is_complex for k in out_kinds) or any(ctx.arg_kinds[w].is_complex for w in ctx.wrt)
     params = [a.id for a in tree.args.args]
     name = ctx.source.name
+    # vector mode (one lifted call carrying every direction) where it applies, else one call per direction
+    vector = not (tuple_out or has_aux or complex_result or ctx.captured or lanes is None)
     rows = None
     if mode == "jacfwd":
         fwd = copy.deepcopy(tree)
@@ -245,17 +247,16 @@ def _jacobian(tree, ctx, mode, has_aux, tuple_argnums, diff_outputs, with_value=
         _settle_custom_rules(fwd, ctx, None)
         ctx.helpers = [fwd]
         scalars = all(ctx.arg_kinds[w].ndim == 0 for w in ctx.wrt) and all(k.ndim == 0 for k in out_kinds)
-        rows = None if tuple_out or has_aux or complex_result or ctx.captured or lanes is None or scalars else \
-            _vector_jvp(fwd, ctx, lanes)
-    if rows is not None:                # one jvp carrying every input direction at once (vector mode)
-        ctx.helpers = [rows]
-        driver = jacobian.vector_jacfwd_driver(ctx.namer, f"{name}_{'grad' if with_value else mode}", params,
-                                               ctx.wrt, ctx.arg_kinds, out_kinds[0], tuple_argnums, rows.name,
-                                               with_value=with_value)
-    elif mode == "jacfwd":
-        driver = jacobian.jacfwd_driver(ctx.namer, f"{name}_{'grad' if with_value else mode}", params, ctx.wrt,
-                                        ctx.arg_kinds, out_kinds, tuple_out, has_aux, tuple_argnums, fwd.name,
-                                        with_value=with_value, complex_result=complex_result)
+        rows = _vector_jvp(fwd, ctx, lanes) if vector and not scalars else None
+        driver_name = f"{name}_{'grad' if with_value else mode}"
+        if rows is not None:
+            ctx.helpers = [rows]
+            driver = jacobian.vector_jacfwd_driver(ctx.namer, driver_name, params, ctx.wrt, ctx.arg_kinds,
+                                                   out_kinds[0], tuple_argnums, rows.name, with_value=with_value)
+        else:
+            driver = jacobian.jacfwd_driver(ctx.namer, driver_name, params, ctx.wrt, ctx.arg_kinds, out_kinds,
+                                            tuple_out, has_aux, tuple_argnums, fwd.name, with_value=with_value,
+                                            complex_result=complex_result)
     else:
         primal = copy.deepcopy(tree)
         primal.name = f"{name}_primal"
@@ -265,9 +266,8 @@ def _jacobian(tree, ctx, mode, has_aux, tuple_argnums, diff_outputs, with_value=
         _settle_custom_rules(primal, ctx, None)
         _settle_custom_rules(rev, ctx, _cotangent_kind(ret, ctx, has_aux))
         ctx.helpers = [primal, rev]
-        rows = None if tuple_out or has_aux or complex_result or ctx.captured or lanes is None else \
-            _vector_vjp(rev, ctx, out_kinds[0], lanes)
-        if rows is not None:            # one vjp over every output direction at once (vector mode)
+        rows = _vector_vjp(rev, ctx, out_kinds[0], lanes) if vector else None
+        if rows is not None:
             ctx.helpers = [primal, rows]
             driver = jacobian.vector_jacrev_driver(ctx.namer, f"{name}_jacrev", params, ctx.wrt, ctx.arg_kinds,
                                                    out_kinds[0], tuple_argnums, primal.name, rows.name,
@@ -276,7 +276,8 @@ def _jacobian(tree, ctx, mode, has_aux, tuple_argnums, diff_outputs, with_value=
             driver = jacobian.jacrev_driver(ctx.namer, f"{name}_jacrev", params, ctx.wrt, ctx.arg_kinds, out_kinds,
                                             tuple_out, has_aux, tuple_argnums, primal.name, rev.name,
                                             complex_result=complex_result)
-    how = {("jacfwd", False): "one jvp per input element", ("jacfwd", True): "one jvp carrying all input directions at once",
+    how = {("jacfwd", False): "one jvp per input element",
+           ("jacfwd", True): "one jvp carrying all input directions at once",
            ("jacrev", False): "one vjp per output element",
            ("jacrev", True): "one vjp carrying all output directions at once"}[mode, rows is not None]
     driver.body.insert(0, comment(f"transpyle: {mode} of {name} with respect to {', '.join(ctx.wrt)}: {how}"))
