@@ -151,7 +151,7 @@ def transform(func, mode="grad", argnums=(0,), arg_kinds=(), has_aux=False, tupl
         return _jacobian(tree, ctx, "jacfwd", has_aux, tuple_argnums, diff_outputs,
                          with_value=mode == "value_and_grad")
     if mode in ("jacfwd", "jacrev"):
-        return _jacobian(tree, ctx, mode, has_aux, tuple_argnums, diff_outputs, lanes=lanes)
+        return _jacobian(tree, ctx, mode, has_aux, tuple_argnums, diff_outputs, lanes=lanes, parallel=lanes is not None)
     stage("activity", lambda t: activity.run(t, ctx, diff_outputs))
     ct_kind = _cotangent_kind(ret, ctx, has_aux)
     if mode == "jvp":
@@ -219,9 +219,10 @@ def _output_kinds(ret, ctx, has_aux):
     return tuple_out, [ctx.expr_kind(e) for e in (value.elts if tuple_out else [value])]
 
 
-def _jacobian(tree, ctx, mode, has_aux, tuple_argnums, diff_outputs, with_value=False, lanes=None):
+def _jacobian(tree, ctx, mode, has_aux, tuple_argnums, diff_outputs, with_value=False, lanes=None, parallel=True):
     """The jacfwd/jacrev driver for ``tree``, with the jvp (or primal and vjp) functions it calls
-    as helpers in the same module."""
+    as helpers in the same module; ``parallel=False`` for code another transform reads (one loop over
+    the directions, not a parallel and a serial copy)."""
     ret = tree.body[-1]
     tuple_out, out_kinds = _output_kinds(ret, ctx, has_aux)
     for k in out_kinds:
@@ -256,7 +257,7 @@ def _jacobian(tree, ctx, mode, has_aux, tuple_argnums, diff_outputs, with_value=
         else:
             driver = jacobian.jacfwd_driver(ctx.namer, driver_name, params, ctx.wrt, ctx.arg_kinds, out_kinds,
                                             tuple_out, has_aux, tuple_argnums, fwd.name, with_value=with_value,
-                                            complex_result=complex_result)
+                                            complex_result=complex_result, parallel=parallel)
     else:
         primal = copy.deepcopy(tree)
         primal.name = f"{name}_primal"
@@ -266,7 +267,8 @@ def _jacobian(tree, ctx, mode, has_aux, tuple_argnums, diff_outputs, with_value=
         _settle_custom_rules(primal, ctx, None)
         _settle_custom_rules(rev, ctx, _cotangent_kind(ret, ctx, has_aux))
         ctx.helpers = [primal, rev]
-        rows = _vector_vjp(rev, ctx, out_kinds[0], lanes) if vector else None
+        # a scalar output has one direction: the vjp itself, with no lanes to carry
+        rows = _vector_vjp(rev, ctx, out_kinds[0], lanes) if vector and out_kinds[0].ndim else None
         if rows is not None:
             ctx.helpers = [primal, rows]
             driver = jacobian.vector_jacrev_driver(ctx.namer, f"{name}_jacrev", params, ctx.wrt, ctx.arg_kinds,
@@ -275,7 +277,7 @@ def _jacobian(tree, ctx, mode, has_aux, tuple_argnums, diff_outputs, with_value=
         else:
             driver = jacobian.jacrev_driver(ctx.namer, f"{name}_jacrev", params, ctx.wrt, ctx.arg_kinds, out_kinds,
                                             tuple_out, has_aux, tuple_argnums, primal.name, rev.name,
-                                            complex_result=complex_result)
+                                            complex_result=complex_result, parallel=parallel)
     how = {("jacfwd", False): "one jvp per input element",
            ("jacfwd", True): "one jvp carrying all input directions at once",
            ("jacrev", False): "one vjp per output element",

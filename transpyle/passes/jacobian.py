@@ -83,9 +83,18 @@ def _outputs(w, out_kinds, tuple_out, has_aux, source):
 PARALLEL_MIN_DIRECTIONS = 16
 
 
-def _directions(w, k, start, stop, body):
+def _directions(w, k, start, stop, body, parallel=True):
     """A loop over directions ``k`` in ``range(start, stop)`` running ``body(depth, k)``: parallel
-    when there are many, serial when there are few."""
+    when there are many, serial when there are few. Code another transform reads has the serial
+    loop only (its transform runs ``numba.prange`` as ``range``: two copies would compile twice)."""
+    if stop == "1":                 # a scalar: its one direction, or none left
+        if start == 0:
+            body(1, "0")
+        return
+    if not parallel:
+        w.emit(1, f"for {k} in range({start}, {stop}):")
+        body(2, k)
+        return
     w.emit(1, f"if {stop} - {start} >= {PARALLEL_MIN_DIRECTIONS}:")
     w.emit(2, f"for {k} in numba.prange({start}, {stop}):")
     body(3, k)
@@ -95,10 +104,10 @@ def _directions(w, k, start, stop, body):
 
 
 def jacfwd_driver(namer, name, params, wrt, kinds, out_kinds, tuple_out, has_aux, tuple_argnums, jvp_name,
-                  with_value=False, complex_result=False):
+                  with_value=False, complex_result=False, parallel=True):
     """Source of ``name(*params)``: the Jacobian from one ``jvp_name`` call per input direction.
-    The first direction runs first (it gives the output shapes); the others run in a parallel loop,
-    each writing its own column."""
+    The first direction runs first (it gives the output shapes); the others run in a loop, parallel
+    unless ``parallel`` is False (see ``_directions``), each writing its own column."""
     w = SourceWriter(namer)
     if not complex_result and all(kinds[a].ndim == 0 for a in wrt) and all(k.ndim == 0 for k in out_kinds):
         return _scalar_jacfwd(w, name, params, wrt, out_kinds, tuple_out, has_aux, tuple_argnums, jvp_name,
@@ -135,7 +144,7 @@ def jacfwd_driver(namer, name, params, wrt, kinds, out_kinds, tuple_out, has_aux
         def column(depth, k, a=a):
             _, tout = direction(depth, a, k)
             fill(depth, a, k, tout)
-        _directions(w, w.fresh("_k"), 1 if n == 0 else 0, _size(a, kinds[a]), column)
+        _directions(w, w.fresh("_k"), 1 if n == 0 else 0, _size(a, kinds[a]), column, parallel)
     per_output = [[_finish(w, jacs[j, a], ok, o, kinds[a], a) for a in wrt]
                   for j, (o, ok) in enumerate(zip(outs, out_kinds))]
     result = _structure(per_output, tuple_out and not has_aux, tuple_argnums)
@@ -173,8 +182,9 @@ def _scalar_jacfwd(w, name, params, wrt, out_kinds, tuple_out, has_aux, tuple_ar
 
 
 def jacrev_driver(namer, name, params, wrt, kinds, out_kinds, tuple_out, has_aux, tuple_argnums, primal_name,
-                  vjp_name, complex_result=False):
-    """Source of ``name(*params)``: the Jacobian from one ``vjp_name`` call per output direction."""
+                  vjp_name, complex_result=False, parallel=True):
+    """Source of ``name(*params)``: the Jacobian from one ``vjp_name`` call per output direction (in
+    parallel unless ``parallel`` is False, see ``_directions``)."""
     w = SourceWriter(namer)
     w.emit(0, f"def {name}({', '.join(params)}):")
     dtype = ", np.complex128" if complex_result else ""
@@ -204,7 +214,7 @@ def jacrev_driver(namer, name, params, wrt, kinds, out_kinds, tuple_out, has_aux
             w.emit(depth, f"{back} = {vjp_name}({', '.join(params)}, {ct_arg})")
             for i, a in enumerate(wrt):
                 _fill(w, jacs[j, a], f"{back}[{i}]", kinds[a], k, depth, row=True)
-        _directions(w, w.fresh("_k"), 0, _size(o, ok), row)
+        _directions(w, w.fresh("_k"), 0, _size(o, ok), row, parallel)
     per_output = [[_finish(w, jacs[j, a], ok, o, kinds[a], a) for a in wrt]
                   for j, (o, ok) in enumerate(zip(outs, out_kinds))]
     result = _structure(per_output, tuple_out and not has_aux, tuple_argnums)
