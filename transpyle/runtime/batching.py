@@ -1,7 +1,8 @@
 """Run-time helpers of array-lifted (batched) code: a value copied into every lane of a batch, and
 the masked update that keeps the lanes a branch or a loop does not run for.
 
-A lane is one example of the batch: the index along the leading (batch) axis. Each helper is plain
+A lane is one example of the batch: the index along the leading (batch) axis, or along the last
+axis where lane-loop code stores an array lanes-last (``lanes_last``, ``passes/layout``). Each helper is plain
 NumPy (what the numpy backend runs) with a Numba implementation registered by ``overload``.
 """
 import numba
@@ -111,14 +112,14 @@ def push_lanes(tape, top, value):
 def lanes_last(x):
     """``x`` with its lanes (leading axis) moved to the last axis, C-contiguous (see ``passes/layout``)."""
     size = x.shape[0]
-    flat = np.ascontiguousarray(x).reshape((size, -1))
+    flat = np.ascontiguousarray(x).reshape((size, x.size // size if size else 0))
     return np.ascontiguousarray(flat.T).reshape(x.shape[1:] + (size,))
 
 
 def lanes_first(x):
     """``x`` with its lanes (last axis) moved to the leading axis, C-contiguous."""
     size = x.shape[-1]
-    flat = np.ascontiguousarray(x).reshape((-1, size))
+    flat = np.ascontiguousarray(x).reshape((x.size // size if size else 0, size))
     return np.ascontiguousarray(flat.T).reshape((size,) + x.shape[:-1])
 
 
