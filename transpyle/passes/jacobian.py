@@ -87,13 +87,13 @@ def _directions(w, k, start, stop, body, parallel=True):
     """A loop over directions ``k`` in ``range(start, stop)`` running ``body(depth, k)``: parallel
     when there are many, serial when there are few. Code another transform reads has the serial
     loop only (its transform runs ``numba.prange`` as ``range``: two copies would compile twice)."""
-    if stop == "1":                 # a scalar: its one direction, or none left
-        if start == 0:
-            body(1, "0")
-        return
     if not parallel:
         w.emit(1, f"for {k} in range({start}, {stop}):")
         body(2, k)
+        return
+    if stop == "1":                 # a scalar: its one direction, or none left (no parallel loop to compile)
+        if start == 0:
+            body(1, "0")
         return
     w.emit(1, f"if {stop} - {start} >= {PARALLEL_MIN_DIRECTIONS}:")
     w.emit(2, f"for {k} in numba.prange({start}, {stop}):")
