@@ -240,7 +240,7 @@ def _jacobian(tree, ctx, mode, has_aux, tuple_argnums, diff_outputs, with_value=
     name = ctx.source.name
     # vector mode (one lifted call carrying every direction) where it applies, else one call per direction
     vector = not (tuple_out or has_aux or complex_result or ctx.captured or lanes is None)
-    rows = None
+    lifted = None
     if mode == "jacfwd":
         fwd = copy.deepcopy(tree)
         activity.run(fwd, ctx, diff_outputs)
@@ -248,12 +248,12 @@ def _jacobian(tree, ctx, mode, has_aux, tuple_argnums, diff_outputs, with_value=
         _settle_custom_rules(fwd, ctx, None)
         ctx.helpers = [fwd]
         scalars = all(ctx.arg_kinds[w].ndim == 0 for w in ctx.wrt) and all(k.ndim == 0 for k in out_kinds)
-        rows = _vector_jvp(fwd, ctx, lanes) if vector and not scalars else None
+        lifted = _vector_jvp(fwd, ctx, lanes) if vector and not scalars else None
         driver_name = f"{name}_{'grad' if with_value else mode}"
-        if rows is not None:
-            ctx.helpers = [rows]
+        if lifted is not None:
+            ctx.helpers = [lifted]
             driver = jacobian.vector_jacfwd_driver(ctx.namer, driver_name, params, ctx.wrt, ctx.arg_kinds,
-                                                   out_kinds[0], tuple_argnums, rows.name, with_value=with_value)
+                                                   out_kinds[0], tuple_argnums, lifted.name, with_value=with_value)
         else:
             driver = jacobian.jacfwd_driver(ctx.namer, driver_name, params, ctx.wrt, ctx.arg_kinds, out_kinds,
                                             tuple_out, has_aux, tuple_argnums, fwd.name, with_value=with_value,
@@ -268,11 +268,11 @@ def _jacobian(tree, ctx, mode, has_aux, tuple_argnums, diff_outputs, with_value=
         _settle_custom_rules(rev, ctx, _cotangent_kind(ret, ctx, has_aux))
         ctx.helpers = [primal, rev]
         # a scalar output has one direction: the vjp itself, with no lanes to carry
-        rows = _vector_vjp(rev, ctx, out_kinds[0], lanes) if vector and out_kinds[0].ndim else None
-        if rows is not None:
-            ctx.helpers = [primal, rows]
+        lifted = _vector_vjp(rev, ctx, out_kinds[0], lanes) if vector and out_kinds[0].ndim else None
+        if lifted is not None:
+            ctx.helpers = [primal, lifted]
             driver = jacobian.vector_jacrev_driver(ctx.namer, f"{name}_jacrev", params, ctx.wrt, ctx.arg_kinds,
-                                                   out_kinds[0], tuple_argnums, primal.name, rows.name,
+                                                   out_kinds[0], tuple_argnums, primal.name, lifted.name,
                                                    threads=lanes == "loops")
         else:
             driver = jacobian.jacrev_driver(ctx.namer, f"{name}_jacrev", params, ctx.wrt, ctx.arg_kinds, out_kinds,
@@ -281,7 +281,7 @@ def _jacobian(tree, ctx, mode, has_aux, tuple_argnums, diff_outputs, with_value=
     how = {("jacfwd", False): "one jvp per input element",
            ("jacfwd", True): "one jvp carrying all input directions at once",
            ("jacrev", False): "one vjp per output element",
-           ("jacrev", True): "one vjp carrying all output directions at once"}[mode, rows is not None]
+           ("jacrev", True): "one vjp carrying all output directions at once"}[mode, lifted is not None]
     driver.body.insert(0, comment(f"transpyle: {mode} of {name} with respect to {', '.join(ctx.wrt)}: {how}"))
     return driver.name, driver, ctx
 

@@ -45,6 +45,11 @@ def _fill(w, jac, value, kind, k, depth, row=False):
     w.emit(depth + 1, f"{jac}[{at(r)}] = {flat}[{r}]")
 
 
+def _block_shape(out_expr, out_kind, arg, arg_kind):
+    """``out.shape + arg.shape`` (the shape of one block of a Jacobian) as source, "" for scalars."""
+    return " + ".join(([f"{out_expr}.shape"] if out_kind.ndim else []) + ([f"{arg}.shape"] if arg_kind.ndim else []))
+
+
 def _finish(w, jac, out_kind, out_expr, arg_kind, arg):
     """Reshape the (output size, argument size) matrix ``jac`` to ``out.shape + arg.shape``."""
     dims = _dims(out_expr, out_kind) + _dims(arg, arg_kind)
@@ -237,8 +242,7 @@ def vector_jacrev_driver(namer, name, params, wrt, kinds, out_kind, tuple_argnum
     else:
         w.emit(1, f"{basis} = np.ones(1)")
     rows = w.fresh("_rows")
-    shapes = [" + ".join(([f"{out}.shape"] if out_kind.ndim else []) + ([f"{a}.shape"] if kinds[a].ndim else []))
-              for a in wrt]
+    shapes = [_block_shape(out, out_kind, a, kinds[a]) for a in wrt]
     if not threads:
         w.emit(1, f"{rows} = {rows_name}({', '.join(params)}, {basis})")
         parts = [f"np.reshape(np.ascontiguousarray({rows}[{i}]), {shape})" if shape else f"{rows}[{i}][0]"
@@ -294,7 +298,7 @@ def vector_jacfwd_driver(namer, name, params, wrt, kinds, out_kind, tuple_argnum
     w.emit(1, f"{flat} = np.reshape(np.ascontiguousarray({touts}), ({out_size}, {total}))")
     parts = []
     for a, offset, size in zip(wrt, offsets, sizes):
-        shape = " + ".join(([f"{value}.shape"] if out_kind.ndim else []) + ([f"{a}.shape"] if kinds[a].ndim else []))
+        shape = _block_shape(value, out_kind, a, kinds[a])
         part = flat if len(wrt) == 1 else f"np.ascontiguousarray({flat}[:, {offset}:{offset} + {size}])"
         parts.append(f"np.reshape({part}, {shape})" if shape else f"{flat}[0, {offset}]")
     return _returning(w, _structure([parts], False, tuple_argnums), value, None, with_value)

@@ -15,7 +15,7 @@ lanes-first; so do the arrays it is combined with (``x = y + z`` needs one layou
 import gast
 
 from .. import rules
-from ..ast_utils import parse_expr
+from ..ast_utils import dotted, parse_expr, template_expr
 from ..kinds import Kind
 from ..primitives import lookup
 
@@ -24,10 +24,7 @@ ALLOCATIONS = ("np.zeros", "np.empty", "np.ones")
 
 def _func(node):
     """The dotted name a call calls (``np.zeros``), or None."""
-    f = node.func if isinstance(node, gast.Call) else None
-    if isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name):
-        return f"{f.value.id}.{f.attr}"
-    return f.id if isinstance(f, gast.Name) else None
+    return dotted(node.func) if isinstance(node, gast.Call) else None
 
 
 class Layout:
@@ -178,8 +175,7 @@ class Layout:
             def visit_Name(self, n):
                 kind = layout.kinds.get(n.id)
                 if n.id not in layout.batched and isinstance(kind, Kind) and kind.ndim:
-                    return gast.Call(func=parse_expr("np.expand_dims"), args=[n, gast.Constant(value=-1, kind=None)],
-                                     keywords=[])
+                    return template_expr("np.expand_dims(v, -1)", v=n)
                 return n
 
         class LanesLast(gast.NodeTransformer):
@@ -212,11 +208,9 @@ def from_last(value, axis, rank):
     """A lanes-last result (``rank`` dimensions per example) with its lanes moved to ``axis``."""
     if axis == rank:
         return value
-    first = gast.Call(func=parse_expr("rt.lanes_first"), args=[value], keywords=[])
     if axis == 0:
-        return first
-    return gast.Call(func=parse_expr("np.moveaxis"), args=[first, gast.Constant(value=0, kind=None),
-                                                           gast.Constant(value=axis, kind=None)], keywords=[])
+        return template_expr("rt.lanes_first(v)", v=value)
+    return template_expr(f"np.moveaxis(rt.lanes_first(v), 0, {axis})", v=value)
 
 
 def run(body, candidates, batched, size, lane, kinds):

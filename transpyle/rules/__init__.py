@@ -17,8 +17,7 @@ elementwise primitive), ``SHAPE`` (a fact about shapes, the same for every examp
 :class:`Tape` (the tape helpers), an :class:`AlongAxis` (a reduction: the run-time helper reducing along the shifted axis), or a function
 ``(batched, kinds, statics) -> template`` (``batched``: parameter -> whether it has the batch axis;
 the template names the operands by parameter and the batch size ``_B``, ``None`` when no vectorized
-form fits). Primitives
-without a rule run once per example in a loop over the batch.
+form fits). Primitives without a rule run once per example in a loop over the batch.
 """
 import copy
 from dataclasses import dataclass
