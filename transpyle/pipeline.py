@@ -15,7 +15,7 @@ from .ast_utils import all_names, assign, comment, const, stored_names, to_sourc
 from .context import Context, NeedKinds
 from .errors import TranspileError
 from .kinds import Kind, TupleKind, kind_of_value
-from .passes import (activity, batch, custom_rules, forward, infer, inline, jacobian, jumps, lift, lower_calls,
+from .passes import (activity, aliases, batch, custom_rules, forward, infer, inline, jacobian, jumps, lift, lower_calls,
                      normalize, resolve, reverse)
 from .source import FunctionSource, read_function
 
@@ -26,6 +26,7 @@ PASSES = [
     ("normalize", "A-normal form: one primitive per statement, loops over range"),
     ("inline", "calls to user functions -> the callee's body"),
     ("infer", "the kind (dtype, rank) of every variable"),
+    ("in_place", "a op= b on arrays -> writes into their buffer (a[:] = a op b); on numbers it rebinds"),
     ("lower_calls", "NumPy calls Numba lacks -> run-time helpers; matrix functions of stacks -> loops"),
     ("activity", "which variables carry derivatives"),
     ("reverse", "primal sweep with tapes + adjoint sweep (grad, value_and_grad, vjp)"),
@@ -55,7 +56,7 @@ def prepare(tree, unit, ctx):
     ctx.namer.reserve(all_names(tree))
     try:
         resolve.run(tree, ctx, unit)
-        jumps.run(tree, ctx)
+        jumps.run(tree, ctx, callee=True)
         normalize.run(tree, ctx)
     finally:
         ctx.source = saved
@@ -129,6 +130,7 @@ def transform(func, mode="grad", argnums=(0,), arg_kinds=(), has_aux=False, tupl
             deferred = ctx.functions[need.key]
             ctx.functions[need.key] = read_function(deferred.transformed.generated_function(need.kinds))
             stage("inline", lambda t: inline.run(t, ctx, lambda tr, u: prepare(tr, u, ctx)))
+    stage("in_place", lambda t: aliases.lower_in_place(t, ctx))
     stage("lower_calls", lambda t: lower_calls.run(t, ctx))
     ret = tree.body[-1]
     outputs = activity.output_names(ret)
@@ -185,6 +187,7 @@ def _settle_custom_rules(tree, ctx, ct_kind):
         try:
             inline.run(tree, ctx, lambda tr, u: prepare(tr, u, ctx))
             infer.run(tree, ctx)
+            aliases.lower_in_place(tree, ctx)
             lower_calls.run(tree, ctx)
         finally:
             ctx.arg_kinds = saved

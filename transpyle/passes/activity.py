@@ -9,6 +9,7 @@ import gast
 
 from ..kinds import Kind
 from ..primitives import lookup
+from .aliases import Aliases
 
 
 def dependencies(stmt):
@@ -58,6 +59,11 @@ def output_names(ret):
 
 def run(tree, ctx, outputs):
     edges = [dependencies(s) for s in assignments(tree.body)]
+    # names sharing a buffer that is written in place see each other's writes (passes/aliases)
+    shared = Aliases(tree, ctx)
+    for v in sorted(shared.written):
+        members = sorted(shared.members(v))
+        edges.extend((m, members) for m in members)
     varied = set(ctx.wrt)
     changed = True
     while changed:

@@ -16,6 +16,9 @@ from ..primitives import is_atom
 from ..source import FunctionSource
 from . import custom_rules
 
+#: attribute of the assignment binding a callee's rebound parameter to the caller's argument
+BINDING_ATTR = "transpyle_binding"
+
 
 def _callee_key(stmt, ctx):
     if not isinstance(stmt, gast.Assign):
@@ -113,7 +116,9 @@ class _Inliner:
             if p not in rebound and is_atom(arg):
                 subs[p] = arg
             else:
-                pre.append(gast.copy_location(assign(renames[p], arg), stmt))
+                binding = gast.copy_location(assign(renames[p], arg), stmt)
+                setattr(binding, BINDING_ATTR, True)    # the callee's parameter names the caller's array
+                pre.append(binding)
         new_body = pre + [substitute(s, subs) for s in body]
         ret_value = substitute(ret.value, subs)
         filename = unit.filename if unit is not None else None
@@ -130,8 +135,9 @@ class _Inliner:
                 raise self.ctx.error(stmt, f"'{tree.name}' does not return {len(targets.elts)} values")
             for t, v in zip(targets.elts, ret_value.elts):
                 new_body.append(gast.copy_location(assign(t.id, v), stmt))
-        else:
+        elif not (isinstance(ret_value, gast.Constant) and ret_value.value is None):
             new_body.append(gast.copy_location(assign(targets.id, ret_value), stmt))
+        # a helper returning None is called for its writes into its arguments: its value is never read
         return new_body
 
 

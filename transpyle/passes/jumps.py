@@ -170,9 +170,16 @@ class _Lowering:
         return pre + [loop]
 
 
-def run(tree, ctx):
+def run(tree, ctx, callee=False):
+    """Lower the jumps of ``tree``. A ``callee`` (a helper being inlined) may end without a return,
+    as helpers that write into their arguments do: it returns None."""
     body = tree.body
     returns = [n for s in body for n in _walk_no_defs(s) if isinstance(n, gast.Return)]
+    if callee and not returns:
+        body.append(gast.copy_location(gast.Return(value=const(None)), body[-1] if body else tree))
+        returns.append(body[-1])
+    elif callee and len(returns) == 1 and body[-1] is returns[0] and returns[0].value is None:
+        returns[0].value = const(None)
     tail_only = len(returns) == 1 and isinstance(body[-1], gast.Return) and body[-1] is returns[0] \
         if returns else True
     if not returns:

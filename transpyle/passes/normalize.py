@@ -12,8 +12,10 @@ import copy
 
 import gast
 
-from ..ast_utils import (all_names, assign, const, loaded_names, name, parse_expr, stored_names, substitute,
-                         template_expr)
+from ..ast_utils import (all_names, assign, const, loaded_names, name, parse_expr, parse_stmts, stored_names,
+                         substitute, template_expr)
+from ..rules import writes
+from .aliases import IN_PLACE_ATTR
 from .resolve import AT_UPDATES, ENCLOSING_ATTR, at_update
 from ..primitives import is_atom, is_shape_expr, lookup
 
@@ -161,6 +163,18 @@ class _Normalizer:
         if fname in self.local_functions:
             node.func = name(self.local_functions[fname])
             fname = node.func.id
+        writer = writes.by_spelling(fname)
+        if writer is not None:
+            return self.write(node, writer, out)
+        into = next((kw for kw in node.keywords if kw.arg == "out"), None)
+        if into is not None:                     # f(..., out=c): f's value written into c, which it returns
+            node.keywords.remove(into)
+            dst = self.atom(into.value, out)
+            value = self.atom(node, out)
+            whole = gast.Slice(lower=None, upper=None, step=None)
+            out.append(self.located(assign(gast.Subscript(value=copy.deepcopy(dst), slice=whole, ctx=gast.Store()),
+                                           value), node))
+            return dst
         if fname in self.ctx.functions:          # a user function: inlined later
             node.args = [self.argument(a, out) for a in node.args]
             for kw in node.keywords:
@@ -179,6 +193,30 @@ class _Normalizer:
         for kw in node.keywords:
             kw.value = self.operand(kw.value, kw.arg, prim, diff, out)
         return node
+
+    def write(self, node, writer, out):
+        """A library call that writes into an argument: the statements it stands for (``rules/writes``).
+        Its value is None, which nothing may read."""
+        if len(node.args) > len(writer.params) or any(kw.arg not in writer.params for kw in node.keywords):
+            raise self.ctx.error(node, f"{writer.spelling} is supported as {writer.spelling}"
+                                       f"({', '.join(writer.params)})")
+        bound = dict(zip(writer.params, node.args))
+        bound.update({kw.arg: kw.value for kw in node.keywords})
+        if set(bound) != set(writer.params):
+            raise self.ctx.error(node, f"{writer.spelling} needs the arguments {', '.join(writer.params)}")
+        subs = {p: self.atom(v, out) for p, v in bound.items()}
+        stmts = parse_stmts(writer.template)
+        subs.update({v: name(self.fresh(v)) for v in sorted(all_names(stmts)) if v.startswith("_")})
+        stmts = [substitute(st, subs) for st in stmts]
+        for st in stmts:
+            for n in gast.walk(st):
+                if "lineno" in getattr(n, "_attributes", ()):
+                    gast.copy_location(n, node)
+        saved, self.current = self.current, stmts[0]
+        for st in stmts:
+            self.stmt(st, out)
+        self.current = saved
+        return const(None)
 
     def functional_update(self, node, array, index, op, value, out):
         """``array.at[index].op(value)``: a copy of the array with that part updated."""
@@ -260,6 +298,8 @@ class _Normalizer:
             t = s.target
             if isinstance(t, gast.Name):
                 self.assign_to(t.id, gast.BinOp(left=name(t.id), op=s.op, right=s.value), out)
+                # an array is updated in its buffer, a number rebound: decided once kinds are known
+                setattr(out[-1], IN_PLACE_ATTR, True)
             elif isinstance(t, gast.Subscript):
                 arr = self.atom(t.value, out)
                 index = self.pure(t.slice, out)
@@ -275,8 +315,11 @@ class _Normalizer:
             if s.value is not None:
                 self.store(s.target, s.value, out, s)
         elif isinstance(s, gast.Expr):
-            if isinstance(s.value, gast.Call) and (_call_name(s.value) in self.ctx.functions or
-                                                   _call_name(s.value) in self.local_functions):
+            if isinstance(s.value, gast.Call) and (writes.by_spelling(_call_name(s.value)) is not None or
+                                                   any(kw.arg == "out" for kw in s.value.keywords)):
+                self.call(s.value, out)       # a library call for its writes: they are all that is left
+            elif isinstance(s.value, gast.Call) and (_call_name(s.value) in self.ctx.functions or
+                                                     _call_name(s.value) in self.local_functions):
                 self.atom(s.value, out)       # a helper called for its in-place writes
             elif not isinstance(s.value, gast.Constant):
                 raise self.ctx.error(s, "an expression whose value is discarded has no effect here",

@@ -20,6 +20,7 @@ from ..context import DeferredCall
 from ..custom import CustomRule
 from ..rules.common import StaticError
 from ..rules.matrices import composite, multi_output
+from ..rules.writes import writer_of
 from ..source import FunctionSource, is_user_function, read_function
 
 _UNSUPPORTED_STATEMENTS = {
@@ -40,7 +41,7 @@ _UNSUPPORTED_STATEMENTS = {
 # methods of arrays that have a function form in the rule tables
 _METHODS = {"copy": "np.copy", "sum": "np.sum", "mean": "np.mean", "prod": "np.prod", "max": "np.max",
             "min": "np.min", "ravel": "np.ravel", "flatten": "np.ravel", "dot": "np.dot",
-            "transpose": "np.transpose", "reshape": "np.reshape"}
+            "transpose": "np.transpose", "reshape": "np.reshape", "fill": "np.copyto"}
 
 _SPELLING = None
 
@@ -327,6 +328,10 @@ class _Resolver(gast.NodeTransformer):
             return node
         if obj is print:
             return node
+        writer = writer_of(obj)
+        if writer is not None:           # a write into an argument: spelled out by normalize
+            node.func = parse_expr(writer.spelling)
+            return node
         builder = composite(obj)
         if builder is not None:
             try:
@@ -435,7 +440,10 @@ class _Resolver(gast.NodeTransformer):
             args = [gast.Tuple(elts=args, ctx=gast.Load())]
         if func.attr == "transpose" and args:
             raise self.ctx.error(node, "transpose with axes is not supported", hint="use .T for matrices")
-        return gast.Call(func=parse_expr(target), args=[func.value] + args, keywords=node.keywords)
+        call = gast.Call(func=parse_expr(target), args=[func.value] + args, keywords=node.keywords)
+        if func.attr == "flatten":        # a new array, where ravel may return a view
+            call = gast.Call(func=parse_expr("np.copy"), args=[call], keywords=[])
+        return call
 
 
 def _multi_output_call(node, parts, single):

@@ -26,6 +26,7 @@ from .. import rules
 from ..kinds import Kind, TupleKind
 from ..primitives import is_atom
 from .activity import assignments, output_names
+from .aliases import Aliases
 from .infer import active_templates, operand_kinds, rule_for, template_names
 
 
@@ -141,8 +142,8 @@ class Reverse:
     def find_cheap_values(self):
         """Loop-invariant values (same in every iteration: never saved) and scalar temporaries that the
         adjoint sweep can recompute from restored operands instead of reading from a tape."""
-        self.invariant, self.recompute = set(), {}
-        self.written_anywhere = written_names(self.tree.body)
+        self.invariant, self.recompute, self.recompute_reads = set(), {}, {}
+        self.written_anywhere = self.changed_in(self.tree.body)
         reads = {}
         for n in gast.walk(gast.Module(body=self.tree.body, type_ignores=[])):
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
@@ -158,11 +159,26 @@ class Reverse:
                 elif outer_loop is not None and isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) \
                         and id(s) not in self.counters and self.defs.get(s.targets[0].id, 0) == 1:
                     var, operands = s.targets[0].id, loaded_names(s.value)
-                    if not operands & written_names([outer_loop]) and not isinstance(s.value, gast.Name):
+                    # the same value in every iteration: nothing it reads changes in the loop, and
+                    # nothing writes into its buffer there (an array made anew and then filled)
+                    if not operands & self.changed_in([outer_loop]) and not isinstance(s.value, gast.Name) \
+                            and var not in self.aliases.written_in([outer_loop]):
                         self.invariant.add(id(s))
-                    elif self.recomputable(s, var, operands, stmts[:i], stmts[i + 1:], reads):
-                        self.recompute[id(s)] = s
+                    elif var in self.decisions:
+                        continue        # a branch taken is recorded, never evaluated again
+                    else:
+                        # a recomputed operand is itself recomputed from its own operands, at the same place
+                        reads_all = set(operands)
+                        for op in operands:
+                            reads_all |= self.recompute_reads.get(op, set())
+                        if self.recomputable(s, var, reads_all, stmts[:i], stmts[i + 1:], reads):
+                            self.recompute[id(s)] = s
+                            self.recompute_reads[var] = reads_all
         visit(self.tree.body, None)
+
+    def changed_in(self, stmts):
+        """Names ``stmts`` rebind, and names whose buffer they write into (through any alias)."""
+        return stored_names(stmts) | self.aliases.written_in(stmts)
 
     def recomputable(self, s, var, operands, before, after, reads):
         kind = self.kind(var)
@@ -179,7 +195,7 @@ class Reverse:
         for u in after:
             uses = sum(1 for n in gast.walk(u) if isinstance(n, gast.Name) and n.id == var
                        and isinstance(n.ctx, gast.Load))
-            changed |= written_names([u])      # u's adjoint runs before u's own writes are undone
+            changed |= self.changed_in([u])    # u's adjoint runs before u's own writes are undone
             if uses and changed & operands:
                 return False
             seen += uses
@@ -196,7 +212,7 @@ class Reverse:
                     cheap = id(s) in self.invariant or id(s) in self.recompute
                     if t.id in needed and maybe_set and not cheap and (depth > 0 or self.defs.get(t.id, 0) > 1):
                         plan = (name(t.id), name(t.id, store=True), self.kind(t.id), t.id)
-                elif isinstance(t, gast.Subscript) and t.value.id in needed:
+                elif isinstance(t, gast.Subscript) and self.aliases.members(t.value.id) & needed:
                     part = gast.Subscript(value=name(t.value.id), slice=copy.deepcopy(t.slice), ctx=gast.Load())
                     pkind = self.ctx.expr_kind(part)
                     value = gast.Call(func=parse_expr("np.copy"), args=[part], keywords=[]) if pkind.is_array \
@@ -306,10 +322,39 @@ class Reverse:
         return out
 
     def adjoint_of(self, s, depth):
+        block = self._adjoint_of(s, depth)
+        return self.bind_views(block, s) if isinstance(s, gast.Assign) else block
+
+    def bind_views(self, block, s):
+        """Before adjoint code that touches the adjoint of a view, that adjoint is bound as the same
+        view of its base's adjoint, so contributions land in the shared buffer (passes/aliases)."""
+        touched = {n.id for n in gast.walk(gast.Module(body=block, type_ignores=[])) if isinstance(n, gast.Name)}
+        binds, done = [], set()
+
+        def bind(v):
+            if v in done:
+                return
+            done.add(v)
+            view = self.views[v]
+            base = self.aliases.view_of[id(view)]
+            if base in self.views:
+                bind(base)
+            value = substitute(copy.deepcopy(view.value), {base: name(self.adj(base))})
+            binds.append(assign(self.adj(v), value))
+        for v in sorted(self.views):
+            if v in self.active and self.adj(v) in touched and self.views[v] is not s:
+                bind(v)
+        return binds + block if binds else block
+
+    def _adjoint_of(self, s, depth):
         block = []
         if isinstance(s, gast.Assign):
             if id(s) in self.counters:
                 return []
+            if isinstance(s.targets[0], gast.Name) and self.views.get(s.targets[0].id) is s:
+                # a view's adjoint is its base's: nothing to pass on, only the saved value to restore
+                plan = self.plans.get(id(s))
+                return self.restore(plan) if plan is not None else []
             block = self.assign_adjoint(s, depth)
             reset = self.reset(s, depth)
             plan = self.plans.get(id(s))
@@ -500,6 +545,10 @@ class Reverse:
         ret = tree.body[-1]
         body = self.prepare(tree.body[:-1])
         tree.body = body + [ret]
+        self.aliases = Aliases(tree, self.ctx)
+        self.views = {v: s for v, s in self.aliases.views().items() if v in self.active}
+        self.decisions = {st.test.id for st in gast.walk(gast.Module(body=body, type_ignores=[]))
+                          if isinstance(st, (gast.If, gast.While)) and isinstance(st.test, gast.Name)}
         self.defs = self.count_defs()
         self.single_use = self.find_single_uses(body)
         self.storage_names = {}
@@ -565,9 +614,8 @@ def run(tree, ctx, mode="grad", has_aux=False):
     args = [a.id for a in tree.args.args]
     ret_elts = ret.value.elts if isinstance(ret.value, gast.Tuple) else [ret.value]
 
-    # arrays written in place are copied first: the caller's arrays are never changed
-    written = {s.targets[0].value.id for s in assignments(tree.body) if isinstance(s.targets[0], gast.Subscript)}
-    check_aliasing(ctx, tree, written)
+    # arrays written in place (through any alias) are copied first: the caller's arrays are never changed
+    written = rev.aliases.written_in(tree.body)
     copies = [assign(a, parse_expr(f"np.copy({a})")) for a in args if a in written]
 
     header = [comment(f"transpyle: {mode} of {ctx.source.name} "
@@ -578,7 +626,7 @@ def run(tree, ctx, mode="grad", has_aux=False):
 
     inits = []
     for v in sorted(ctx.active | set(ctx.wrt)):
-        if v not in rev.single_use:          # those are set by their use before anything reads them
+        if v not in rev.single_use and v not in rev.views:   # those are set (bound) before anything reads them
             inits.append(assign(rev.adj(v), rev.zero(v)))
     seeds = []
     if mode == "vjp":
@@ -618,24 +666,3 @@ def run(tree, ctx, mode="grad", has_aux=False):
     tree.body = body
     tree.name = f"{ctx.source.name}_{mode}"
     return tree
-
-
-def check_aliasing(ctx, tree, written):
-    """In-place writes must go to arrays this function owns, not to views or other names' arrays."""
-    reads = {}
-    for n in gast.walk(gast.Module(body=tree.body, type_ignores=[])):
-        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
-            reads[n.id] = reads.get(n.id, 0) + 1
-    for s in assignments(tree.body):
-        t = s.targets[0]
-        if isinstance(t, gast.Name) and t.id in written:
-            v = s.value
-            kind = ctx.kinds.get(t.id)
-            # `y = f(y)` is normalized to `_t = f(y); y = _t`: a temporary read only there is no alias
-            handoff = isinstance(v, gast.Name) and v.id.startswith("_t") and reads.get(v.id) == 1
-            if isinstance(v, gast.Name) and isinstance(kind, Kind) and kind.is_array and not handoff:
-                raise ctx.error(s, f"'{t.id}' is written in place but refers to the same array as '{v.id}'",
-                                hint=f"write '{t.id} = {v.id}.copy()' to work on a copy")
-            if isinstance(v, gast.Subscript) and isinstance(kind, Kind) and kind.is_array:
-                raise ctx.error(s, f"'{t.id}' is written in place but is a view of '{v.value.id}'",
-                                hint=f"write into '{v.value.id}' directly or take a .copy()")

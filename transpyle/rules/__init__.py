@@ -41,6 +41,7 @@ class Primitive:
     varargs: bool = False         # the first parameter takes a tuple/list of operands
     jvp: object = None            # LINEAR, dict param -> tangent template, or (kinds, statics) -> dict
     batch: object = None          # LANEWISE, SHAPE, Tape, AlongAxis, (batched, kinds, statics) -> template, or None
+    view: str = None              # the parameter whose buffer the result shares (NumPy returns a view of it)
 
     @property
     def stacks(self):
@@ -127,15 +128,16 @@ class AlongAxis:
 
 
 def define(key, objects, signature, kind, vjp=None, diff=None, broadcasts=False, lower=None, varargs=False,
-           jvp=None, batch=None):
+           jvp=None, batch=None, view=None):
     """Register a primitive. ``objects`` are the Python callables that resolve to it. Primitives that
-    broadcast are elementwise, so their batching rule defaults to ``LANEWISE``."""
+    broadcast are elementwise, so their batching rule defaults to ``LANEWISE``. ``view``: the parameter
+    whose buffer the result shares, for primitives that return a view (see ``passes/aliases``)."""
     params, defaults = _parse_signature(signature)
     if diff is None:
         diff = tuple(p for p in params if p not in defaults) if (vjp is not None or jvp is not None) else ()
     if batch is None and broadcasts and key != "setitem":
         batch = LANEWISE
-    prim = Primitive(key, params, defaults, tuple(diff), kind, vjp, broadcasts, lower, varargs, jvp, batch)
+    prim = Primitive(key, params, defaults, tuple(diff), kind, vjp, broadcasts, lower, varargs, jvp, batch, view)
     _BY_KEY[key] = prim
     for obj in objects:
         _BY_OBJECT[id(obj)] = (obj, prim)

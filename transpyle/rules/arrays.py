@@ -68,10 +68,10 @@ def _reshape_batch(batched, k, s):
 
 
 define("np.reshape", [np.reshape], "x, shape", _reshape_kind, {"x": "np.ascontiguousarray(g).reshape(x.shape)"},
-       diff=("x",), jvp=LINEAR, batch=_reshape_batch)
+       diff=("x",), jvp=LINEAR, batch=_reshape_batch, view="x")
 define("np.ravel", [np.ravel], "x", lambda k, s: k["x"].with_ndim(1),
        {"x": "np.ascontiguousarray(g).reshape(x.shape)"}, jvp=LINEAR,
-       batch=lambda b, k, s: "np.reshape(np.ascontiguousarray(x), (_B,) + (-1,))")
+       batch=lambda b, k, s: "np.reshape(np.ascontiguousarray(x), (_B,) + (-1,))", view="x")
 
 
 # ---- joins: the operands come as a tuple ``arrays``; templates name them a0, a1, ... -------------

@@ -64,4 +64,4 @@ define("np.dot", [np.dot], "a, b", _dot_kind, _dot_vjp, jvp=_dot_jvp, batch=_dot
 define("MatMult", [np.matmul], "a, b", _dot_kind, _dot_vjp, jvp=_dot_jvp, batch=_dot_batch)
 define("np.outer", [np.outer], "a, b", lambda k, s: promote(k["a"], k["b"]).with_ndim(2),
        {"a": "np.dot(g, b)", "b": "np.dot(a, g)"}, jvp={"a": "np.outer(t, b)", "b": "np.outer(a, t)"})
-define("np.transpose", [np.transpose], "x", lambda k, s: k["x"], {"x": "np.transpose(g)"}, jvp=LINEAR)
+define("np.transpose", [np.transpose], "x", lambda k, s: k["x"], {"x": "np.transpose(g)"}, jvp=LINEAR, view="x")

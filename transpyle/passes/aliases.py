@@ -1,0 +1,327 @@
+"""aliases: which names share an array buffer, as in NumPy, on the normalized tree.
+
+A name bound to an array refers to a buffer. ``z = y`` shares it, and so do views: basic
+indexing that leaves an array (``y[1:]``, ``A[i]``), and the primitives whose table entry names
+the operand they return a view of (``.T``, reshape, ravel, ...). Everything else makes a new
+buffer. A *move* (``y = _t`` where ``_t`` holds a new buffer and is read nowhere else) hands the
+buffer over, so it shares nothing that could be seen.
+
+``a op= b`` on an array writes into its buffer; on a number it rebinds. Normalize cannot tell
+them apart (kinds are not known yet), so it marks the assignment, and :func:`lower_in_place`
+turns the marked assignments of arrays into writes ``a[:] = a op b`` once kinds are inferred.
+After that every in-place change of an array is a ``name[index] = value`` statement.
+
+The analysis is flow-insensitive: names that may ever share a buffer form one class. The
+transforms use it to stay exact:
+- a write through any name of a class changes every name of it (activity, saving values before
+  writes, loop invariance, recomputation in the adjoint sweep);
+- a view whose class is written in place has an adjoint that is the same view of its base's
+  adjoint (``Aliases.views``), so that adjoint contributions flow through the shared buffer as
+  the values do. Where that cannot be exact (a view rebound to different bases, a base rebound
+  while the view is in use), the transform refuses at the user's line, naming both names.
+"""
+import warnings
+
+import gast
+
+from ..ast_utils import loaded_names, name
+from ..kinds import Kind
+from ..primitives import lookup
+
+#: attribute normalize sets on the assignment that ends an augmented assignment ``a op= b``
+IN_PLACE_ATTR = "transpyle_in_place"
+
+
+def lower_in_place(tree, ctx):
+    """Marked augmented assignments of arrays become writes into the whole array (``a[:] = _t``);
+    names made the same array as one so written are pointed out (``warn_ported_aliases``)."""
+    for s in gast.walk(tree):
+        if isinstance(s, gast.Assign) and getattr(s, IN_PLACE_ATTR, False):
+            t = s.targets[0]
+            kind = ctx.kinds.get(t.id) if isinstance(t, gast.Name) else None
+            if isinstance(kind, Kind) and kind.is_array:
+                whole = gast.Slice(lower=None, upper=None, step=None)
+                s.targets[0] = gast.copy_location(gast.Subscript(value=name(t.id), slice=whole, ctx=gast.Store()), t)
+            setattr(s, IN_PLACE_ATTR, False)
+    Aliases(tree, ctx).warn_ported_aliases()
+    return tree
+
+
+def _assignments(stmts, loops=()):
+    """(statement, enclosing loops) for every assignment in ``stmts``."""
+    for s in stmts:
+        if isinstance(s, gast.Assign):
+            yield s, loops
+        elif isinstance(s, (gast.For, gast.While)):
+            yield from _assignments(s.body, loops + (s,))
+        elif isinstance(s, gast.If):
+            yield from _assignments(s.body, loops)
+            yield from _assignments(s.orelse, loops)
+
+
+class _Classes:
+    """Union-find over names."""
+
+    def __init__(self):
+        self.parent = {}
+
+    def find(self, v):
+        self.parent.setdefault(v, v)
+        while self.parent[v] != v:
+            self.parent[v] = self.parent[self.parent[v]]
+            v = self.parent[v]
+        return v
+
+    def union(self, a, b):
+        self.parent[self.find(a)] = self.find(b)
+
+
+class Aliases:
+    """The buffer classes of one normalized function (see the module docstring)."""
+
+    def __init__(self, tree, ctx):
+        self.ctx = ctx
+        self.kinds = ctx.kinds
+        body = self.body = tree.body
+        self.reads = {}
+        for n in gast.walk(gast.Module(body=body, type_ignores=[])):
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
+                self.reads[n.id] = self.reads.get(n.id, 0) + 1
+        assigns = list(_assignments(body))
+        self.defs = {}                      # name -> its assignments (to the name itself)
+        self.loops_of = {}                  # id(assignment) -> enclosing loops
+        for s, loops in assigns:
+            t = s.targets[0]
+            if isinstance(t, gast.Name):
+                self.defs.setdefault(t.id, []).append(s)
+            self.loops_of[id(s)] = loops
+        self.written = {s.targets[0].value.id for s, _ in assigns if isinstance(s.targets[0], gast.Subscript)}
+        self.view_of = {}                   # id(view statement) -> base name
+        shares = set()                      # names defined by some statement that shares a buffer
+        for s, _ in assigns:
+            base = self.base_of(s)
+            if base is not None:
+                self.view_of[id(s)] = base
+                shares.add(s.targets[0].id)
+        self.classes = _Classes()
+        for s, _ in assigns:
+            base = self.view_of.get(id(s))
+            if base is None:
+                continue
+            if isinstance(s.value, gast.Name) and base not in shares and base not in self.ctx.arg_kinds \
+                    and _dead_after(body, s, base):
+                del self.view_of[id(s)]     # a move: the new buffer changes hands
+                continue
+            self.classes.union(s.targets[0].id, base)
+        self.members_of = {}
+        for v in list(self.classes.parent):
+            self.members_of.setdefault(self.classes.find(v), set()).add(v)
+
+    def base_of(self, s):
+        """The name whose buffer ``s`` (``v = ...``) makes ``v`` share, or None for a new buffer."""
+        t, value = s.targets[0], s.value
+        if not isinstance(t, gast.Name):
+            return None
+        kind = self.kinds.get(t.id)
+        if not (isinstance(kind, Kind) and kind.is_array):
+            return None
+        if isinstance(value, gast.Name):
+            return value.id if isinstance(self.kinds.get(value.id), Kind) else None
+        if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):
+            return value.value.id
+        prim, bound = lookup(value)
+        param = getattr(prim, "view", None) if prim is not None else None
+        operand = bound.get(param) if param else None
+        return operand.id if isinstance(operand, gast.Name) else None
+
+    # ---- questions the transforms ask ------------------------------------------------------------
+    def members(self, v):
+        """The names that may share ``v``'s buffer (``v`` included)."""
+        return self.members_of.get(self.classes.find(v), {v}) if v in self.classes.parent else {v}
+
+    def closure(self, names):
+        """``names`` with every name sharing a buffer with one of them."""
+        out = set()
+        for v in names:
+            out |= self.members(v)
+        return out
+
+    def written_in_place(self, v):
+        """Whether a write through some name of ``v``'s class changes ``v``'s buffer."""
+        return bool(self.members(v) & self.written)
+
+    def written_in(self, stmts):
+        """Names whose buffer ``stmts`` write into (through any alias)."""
+        out = set()
+        for n in gast.walk(gast.Module(body=list(stmts), type_ignores=[])):
+            if isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store) and isinstance(n.value, gast.Name):
+                out |= self.members(n.value.id)
+        return out
+
+    def views(self):
+        """Views followed as views by reverse mode: view name -> its statement. A view of a class
+        that is written in place; it must have one definition, one base and index that stay bound
+        while it is in use (checked by ``check_view``)."""
+        out = {}
+        for v, stmts in self.defs.items():
+            viewing = [s for s in stmts if id(s) in self.view_of]
+            if not viewing or not self.written_in_place(v):
+                continue
+            if len(stmts) > 1:
+                other = next((s for s in stmts if s is not viewing[0]), stmts[0])
+                raise self.ctx.error(other, f"'{v}' refers to the buffer of '{self.view_of[id(viewing[0])]}' "
+                                            f"in one place and is assigned again here, and that buffer is "
+                                            f"written in place: which array '{v}' is depends on the run",
+                                     hint=f"use a separate name for each array, or take "
+                                          f"'{v} = ....copy()' where a new array is meant")
+            self.check_view(v, viewing[0])
+            out[v] = viewing[0]
+        return out
+
+    def check_view(self, v, s):
+        """A view is followed through its base's adjoint at each use, so its base and the names in its
+        index must keep their values from its definition to its last use, in the same block."""
+        block = _block_of(self.body, s)
+        k = next(i for i, t in enumerate(block) if t is s)
+        before, after = block[:k], block[k + 1:]
+        uses = [i for i, t in enumerate(after) if v in _names(t)]
+        base = self.view_of[id(s)]
+        if v in _names_all(before) or _used_outside(self.body, block, v):
+            raise self.ctx.error(s, f"'{v}' is a view of '{base}' that is used outside the block that makes it "
+                                    f"(in another loop iteration or after the loop), and '{base}' is written "
+                                    f"in place", hint=f"make the view where it is used, or take '{v} = "
+                                                      f"....copy()' if a separate array is meant")
+        if not uses:
+            return
+        bound = {base} | (loaded_names(s.value) - {base})
+        for t in after[:uses[-1] + 1]:
+            rebound = _stored(t) & bound
+            if rebound:
+                raise self.ctx.error(t, f"'{sorted(rebound)[0]}' is assigned again while '{v}', a view of "
+                                        f"'{base}' made from it, is still in use, and '{base}' is written in "
+                                        f"place", hint=f"use a new name for the new value, or take '{v} = "
+                                                       f"....copy()' if a separate array is meant")
+
+    def warn_ported_aliases(self):
+        """``x_old = x`` followed by ``x += ...`` is NumPy aliasing, not a saved copy (code written for
+        immutable arrays): say so at the user's line."""
+        for v, stmts in self.defs.items():
+            for s in stmts:
+                base = self.view_of.get(id(s))
+                if base is None or not isinstance(s.value, gast.Name) or not self.written_in_place(v):
+                    continue
+                if v.startswith("_") or base.startswith("_") or getattr(s, "transpyle_binding", False):
+                    continue            # names made by the transforms (helper parameters, temporaries)
+                where = f"{getattr(s, 'transpyle_file', None) or self.ctx.filename}:{getattr(s, 'lineno', '?')}"
+                warnings.warn(f"{where}: '{v} = {base}' makes '{v}' the same array as '{base}', and that "
+                              f"array is written in place later, so '{v}' sees the writes (NumPy's "
+                              f"meaning). For an independent value write '{v} = {base}.copy()', or "
+                              f"update with '{base} = {base} + ...' instead of '+='.", stacklevel=2)
+
+
+def _names(node):
+    """Every name ``node`` mentions (loads and stores)."""
+    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
+
+
+def _names_all(stmts):
+    out = set()
+    for t in stmts:
+        out |= _names(t)
+    return out
+
+
+def _stored(stmt):
+    """Names a statement (with its nested blocks) rebinds, loop targets included."""
+    out = set()
+    for n in gast.walk(stmt):
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+            out.add(n.id)
+    return out
+
+
+def _block_of(stmts, s):
+    """The statement list that holds ``s``."""
+    for t in stmts:
+        if t is s:
+            return stmts
+        for part in ("body", "orelse"):
+            inner = getattr(t, part, None) if isinstance(t, (gast.For, gast.While, gast.If)) else None
+            if inner:
+                found = _block_of(inner, s)
+                if found is not None:
+                    return found
+    return None
+
+
+def _used_outside(stmts, block, v):
+    """Whether ``v`` is mentioned in ``stmts`` outside ``block`` (and outside what ``block`` holds)."""
+    if stmts is block:
+        return False
+    for t in stmts:
+        parts = [getattr(t, p) for p in ("body", "orelse")
+                 if isinstance(t, (gast.For, gast.While, gast.If)) and getattr(t, p, None)]
+        holder = next((p for p in parts if _block_of(p, block[0]) is block), None)
+        if holder is None:
+            if v in _names(t):
+                return True
+            continue
+        if any(_used_outside(p, block, v) if p is holder else v in _names_all(p) for p in parts):
+            return True
+        head = [t.test] if isinstance(t, (gast.While, gast.If)) else [t.target, t.iter]
+        if any(v in _names(h) for h in head):
+            return True
+    return False
+
+
+def _parents(stmts, out=None, parent=None):
+    """id(block) -> (the compound statement holding it, the block holding that statement)."""
+    out = {} if out is None else out
+    for t in stmts:
+        if isinstance(t, (gast.For, gast.While, gast.If)):
+            for part in (t.body, t.orelse):
+                if part:
+                    out[id(part)] = (t, stmts)
+                    _parents(part, out)
+    return out
+
+
+def _first_touch(t, v):
+    """'kill' when ``t`` rebinds ``v`` without reading it first, 'use' when it reads or writes into it
+    (or might: compound statements that mention it), None when it leaves it alone."""
+    if isinstance(t, gast.Assign):
+        target = t.targets[0]
+        if v in loaded_names(t.value) or v in loaded_names(target) or \
+                isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name) and target.value.id == v:
+            return "use"
+        return "kill" if isinstance(target, gast.Name) and target.id == v else None
+    return "use" if v in _names(t) else None
+
+
+def _dead_after(body, s, v):
+    """Whether ``v`` is rebound before any further use on every path after the statement ``s``:
+    then its buffer is reachable through ``s``'s target alone (a move, not an alias)."""
+    parents = _parents(body)
+    block = _block_of(body, s)
+    start = next(i for i, t in enumerate(block) if t is s) + 1
+    wrapped = set()
+
+    def scan(block, start):
+        for t in block[start:]:
+            touch = _first_touch(t, v)
+            if touch is not None:
+                return touch == "kill"
+        holder = parents.get(id(block))
+        if holder is None:
+            return True
+        compound, outer = holder
+        after = next(i for i, t in enumerate(outer) if t is compound) + 1
+        if isinstance(compound, (gast.For, gast.While)) and block is compound.body:
+            if isinstance(compound, gast.While) and v in _names(compound.test):
+                return False
+            if id(compound) not in wrapped:           # the next iteration, then the way out of the loop
+                wrapped.add(id(compound))
+                if not scan(compound.body, 0):
+                    return False
+        return scan(outer, after)
+    return scan(block, start)
