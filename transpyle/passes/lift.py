@@ -36,6 +36,7 @@ from ..ast_utils import assign, const, name, parse_expr, substitute
 from ..kinds import Kind
 from ..primitives import lookup
 from . import layout
+from .aliases import Aliases
 from .infer import operand_kinds, template_names
 from .reverse import written_names
 
@@ -89,8 +90,19 @@ class Lifter:
         return any(self.reads_batched(c) for c in gast.iter_child_nodes(node))
 
     def analyse(self, body):
-        while self._scan(body, False):
-            pass
+        # names sharing a buffer that is written in place are batched together, and stay one buffer
+        shared = Aliases(self.tree, self.ctx)
+        self.alias_statements = set(shared.view_of)
+        self.written_views = {i for i, base in shared.view_of.items() if shared.written_in_place(base)}
+        grown = True
+        while grown:
+            while self._scan(body, False):
+                pass
+            grown = False
+            for v in sorted(self.batched):
+                if shared.written_in_place(v):
+                    for m in sorted(shared.members(v)):
+                        grown |= self._mark(m)
         # tapes (results of the tape helpers, and names for them) take no masked update: see rules.Tape
         assigned = [s for s in gast.walk(self.tree) if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)]
         while True:
@@ -231,6 +243,9 @@ class Lifter:
         prim, bound = lookup(value)
         if prim is None:
             raise self.error(s, f"'{type(value).__name__}' expressions")
+        if id(s) in self.written_views:
+            # batched forms of transpose and reshape may copy: a view written in place must stay a view
+            raise self.error(s, f"a view made by {prim.key} and written in place")
         rule = prim.batch
         kinds = operand_kinds(self.ctx, prim, bound)
         if rule is rules.LANEWISE:
@@ -516,7 +531,8 @@ class Lifter:
             return [s]
         kind = self.ctx.kinds[var]
         pre, expr = self.value(s, kind, mask)
-        if self.lane_loops and isinstance(expr, gast.Name) and var not in self.tapes:
+        if self.lane_loops and isinstance(expr, gast.Name) and var not in self.tapes and \
+                id(s) not in self.alias_statements:
             expr = _call("np.copy", expr)         # lane loops write into the buffer: never share one
         flag = self.flagged.get(var)
         if mask is None or not self.outlives(var, local) or var in self.tapes:
