@@ -497,12 +497,17 @@ class Reverse:
         subs = {"g": name(self.adj(arr)), "bx": self.adj(arr), "x": name(arr), "index": t.slice, "v": s.value}
         out = []
         v = s.value
+        clear = [substitute(st, dict(subs)) for st in parse_stmts(templates["x"])]
         if isinstance(v, gast.Name) and v.id in self.active:
             contrib = substitute(parse_expr(templates["v"]), dict(subs))
             contrib = self.unbroadcast(contrib, v.id, pkind)
+            if v.id in self.views and arr in self.aliases.members(v.id):
+                # y[1:] = y[:-1]: the value's adjoint is a view of the same buffer, which the write
+                # clears: take the written part's cotangent first, clear, then pass it on
+                taken = self.ctx.namer.fresh("_written")
+                return [assign(taken, contrib)] + clear + [self.accumulate(v.id, name(taken))]
             out.append(self.accumulate(v.id, contrib))
-        out.extend(substitute(st, dict(subs)) for st in parse_stmts(templates["x"]))
-        return out
+        return out + clear
 
     # ---- comments tying generated code to the source ------------------------------------------------
     def line_comment(self, s, out, sweep, force=False):
