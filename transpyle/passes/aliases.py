@@ -24,7 +24,7 @@ import warnings
 
 import gast
 
-from ..ast_utils import loaded_names, name
+from ..ast_utils import expr_source, loaded_names, name
 from ..kinds import Kind
 from ..primitives import lookup
 
@@ -43,7 +43,12 @@ def lower_in_place(tree, ctx):
                 whole = gast.Slice(lower=None, upper=None, step=None)
                 s.targets[0] = gast.copy_location(gast.Subscript(value=name(t.id), slice=whole, ctx=gast.Store()), t)
             setattr(s, IN_PLACE_ATTR, False)
-    Aliases(tree, ctx).warn_ported_aliases()
+    shared = Aliases(tree, ctx)
+    if not ctx.options.get("generated"):
+        # every transform accepts and refuses the same programs: what reverse mode cannot follow
+        # exactly is refused here, for jit and jvp too (generated code binds its views by construction)
+        shared.views()
+        shared.warn_ported_aliases()
     return tree
 
 
@@ -150,6 +155,21 @@ class Aliases:
         """Whether a write through some name of ``v``'s class changes ``v``'s buffer."""
         return bool(self.members(v) & self.written)
 
+    def written_buffers(self):
+        """Names whose buffer is written in place at some point: the written classes, and the names
+        whose buffer is moved into one of them (``_t = x + 1.0; y = _t; y[:] = ...``)."""
+        out = self.closure(self.written)
+        grown = True
+        while grown:
+            grown = False
+            for v, stmts in self.defs.items():
+                for s in stmts:
+                    if v in out and isinstance(s.value, gast.Name) and s.value.id not in out and \
+                            id(s) not in self.view_of and isinstance(self.kinds.get(s.value.id), Kind):
+                        out.add(s.value.id)
+                        grown = True
+        return out
+
     def written_in(self, stmts):
         """Names whose buffer ``stmts`` write into (through any alias)."""
         out = set()
@@ -167,6 +187,13 @@ class Aliases:
             viewing = [s for s in stmts if id(s) in self.view_of]
             if not viewing or not self.written_in_place(v):
                 continue
+            same = len(viewing) == len(stmts) and len({expr_source(s.value) for s in stmts}) == 1 and \
+                len({id(_block_of(self.body, s)) for s in stmts}) == 1
+            if same:                    # the same view taken again in one block (row = A[i] ... row = A[i])
+                for s in stmts:
+                    self.check_view(v, s)
+                out[v] = viewing[0]
+                continue
             if len(stmts) > 1:
                 other = next((s for s in stmts if s is not viewing[0]), stmts[0])
                 raise self.ctx.error(other, f"'{v}' refers to the buffer of '{self.view_of[id(viewing[0])]}' "
@@ -183,7 +210,11 @@ class Aliases:
         index must keep their values from its definition to its last use, in the same block."""
         block = _block_of(self.body, s)
         k = next(i for i, t in enumerate(block) if t is s)
-        before, after = block[:k], block[k + 1:]
+        # the statements since the same view was last taken in this block (see ``views``)
+        start = max([i + 1 for i, t in enumerate(block[:k]) if t in self.defs.get(v, ())], default=0)
+        before, after = block[start:k], block[k + 1:]
+        end = next((i for i, t in enumerate(after) if t in self.defs.get(v, ())), len(after))
+        after = after[:end]
         uses = [i for i, t in enumerate(after) if v in _names(t)]
         base = self.view_of[id(s)]
         if v in _names_all(before) or _used_outside(self.body, block, v):
@@ -205,12 +236,13 @@ class Aliases:
     def warn_ported_aliases(self):
         """``x_old = x`` followed by ``x += ...`` is NumPy aliasing, not a saved copy (code written for
         immutable arrays): say so at the user's line."""
+        own = {n.id for n in gast.walk(self.ctx.source.tree) if isinstance(n, gast.Name)}
         for v, stmts in self.defs.items():
             for s in stmts:
                 base = self.view_of.get(id(s))
                 if base is None or not isinstance(s.value, gast.Name) or not self.written_in_place(v):
                     continue
-                if v.startswith("_") or base.startswith("_") or getattr(s, "transpyle_binding", False):
+                if not {v, base} <= own or getattr(s, "transpyle_binding", False):
                     continue            # names made by the transforms (helper parameters, temporaries)
                 where = f"{getattr(s, 'transpyle_file', None) or self.ctx.filename}:{getattr(s, 'lineno', '?')}"
                 warnings.warn(f"{where}: '{v} = {base}' makes '{v}' the same array as '{base}', and that "
