@@ -44,8 +44,11 @@ def _setitem_vjp(k, s):
 define("setitem", [], "x, index, v", lambda k, s: k["x"], _setitem_vjp, diff=("v", "x"), broadcasts=True)
 
 # ---- copies and reshapes ---------------------------------------------------------------------
-define("np.copy", [np.copy, np.array, np.asarray, np.ascontiguousarray], "x", lambda k, s: k["x"], {"x": "g"},
-       jvp=LINEAR, batch=LANEWISE)
+define("np.copy", [np.copy, np.array], "x", lambda k, s: k["x"], {"x": "g"}, jvp=LINEAR, batch=LANEWISE)
+# the array itself where it already is one (a view, in the aliasing model: writes reach the argument)
+define("np.asarray", [np.asarray], "x", lambda k, s: k["x"], {"x": "g"}, jvp=LINEAR, batch=LANEWISE, view="x")
+define("np.ascontiguousarray", [np.ascontiguousarray], "x", lambda k, s: k["x"], {"x": "g"}, jvp=LINEAR,
+       batch=LANEWISE, view="x")
 define("float", [float], "x", lambda k, s: Kind("float64"), {"x": "g"}, jvp=LINEAR,
        batch=lambda b, k, s: "x.astype(np.float64)")
 define("int", [int], "x", lambda k, s: INT, batch=lambda b, k, s: "x.astype(np.int64)")
