@@ -178,6 +178,27 @@ class Aliases:
                 out |= self.members(n.value.id)
         return out
 
+    def written_after(self, s):
+        """Whether the buffer that the view statement ``s`` shares may be written once ``s`` has run:
+        a write that comes before it, outside any loop around both, cannot change what it sees."""
+        target = s.targets[0].id
+        here = _path(self.body, s)
+        for w, _ in _assignments(self.body):
+            t = w.targets[0]
+            if not (isinstance(t, gast.Subscript) and isinstance(t.value, gast.Name) and
+                    t.value.id in self.members(target)):
+                continue
+            there = _path(self.body, w)
+            for d in range(min(len(here), len(there))):
+                if here[d][0] != there[d][0]:
+                    return True                     # other branches of one `if`: no order known here
+                if here[d][1] != there[d][1]:
+                    looped = any(isinstance(c, (gast.For, gast.While)) for _, _, c in here[:d])
+                    if looped or there[d][1] > here[d][1]:
+                        return True
+                    break
+        return False
+
     def views(self):
         """Views followed as views by reverse mode: view name -> its statement. A view of a class
         that is written in place; it must have one definition, one base and index that stay bound
@@ -185,7 +206,7 @@ class Aliases:
         out = {}
         for v, stmts in self.defs.items():
             viewing = [s for s in stmts if id(s) in self.view_of]
-            if not viewing or not self.written_in_place(v):
+            if not viewing or not any(self.written_after(s) for s in viewing):
                 continue
             same = len(viewing) == len(stmts) and len({expr_source(s.value) for s in stmts}) == 1 and \
                 len({id(_block_of(self.body, s)) for s in stmts}) == 1
@@ -357,3 +378,17 @@ def _dead_after(body, s, v):
                     return False
         return scan(outer, after)
     return scan(block, start)
+
+
+def _path(stmts, s):
+    """(id of the block, index in it, the compound statement there or None) from the function body down
+    to ``s``."""
+    for i, t in enumerate(stmts):
+        if t is s:
+            return [(id(stmts), i, None)]
+        if isinstance(t, (gast.For, gast.While, gast.If)):
+            for part in (t.body, t.orelse):
+                inner = _path(part, s) if part else None
+                if inner is not None:
+                    return [(id(stmts), i, t)] + inner
+    return None

@@ -93,7 +93,7 @@ class Lifter:
         # names sharing a buffer that is written in place are batched together, and stay one buffer
         shared = Aliases(self.tree, self.ctx)
         self.alias_statements = set(shared.view_of)
-        self.written_views = {i for i, base in shared.view_of.items() if shared.written_in_place(base)}
+        self.written_views = {id(s) for s in gast.walk(self.tree) if id(s) in shared.view_of and shared.written_after(s)}
         grown = True
         while grown:
             while self._scan(body, False):

@@ -24,7 +24,7 @@ from ..ast_utils import (assign, comment, const, expr_source, loaded_names, name
                          stored_names, substitute)
 from .. import rules
 from ..kinds import Kind, TupleKind
-from ..primitives import is_atom
+from ..primitives import is_atom, lookup
 from .activity import assignments, output_names
 from .aliases import Aliases
 from .infer import active_templates, operand_kinds, rule_for, template_names
@@ -400,13 +400,58 @@ class Reverse:
         return const(0.0)
 
     def reset(self, s, depth):
-        """After a definition's adjoint, the variable's earlier value starts with a zero adjoint."""
+        """After a definition's adjoint, the variable's earlier value starts with a zero adjoint. An array
+        whose every value has one shape takes it from its adjoint: the value itself need not be restored."""
         t = s.targets[0]
         if not isinstance(t, gast.Name) or t.id not in self.active:
             return []
         if depth == 0 and self.defs.get(t.id, 0) <= 1 or t.id in self.single_use:
             return []
+        if t.id in self.fixed_shape:
+            return [assign(self.adj(t.id), parse_expr(f"np.zeros_like({self.adj(t.id)})"))]
         return [assign(self.adj(t.id), self.zero(t.id))]
+
+    def find_fixed_shapes(self):
+        """Arrays whose values all have one shape: the arguments, and names whose every definition
+        computes that shape from such arrays and from numbers that no loop changes (a temporary
+        ``_t = u[1:-1] + k * v`` in a loop). Names defined from themselves with a new shape
+        (``y = np.concatenate((y, z))``) never get in: the set grows from the arguments only."""
+        varying = set()
+        for loop in (n for n in gast.walk(gast.Module(body=self.tree.body, type_ignores=[]))
+                     if isinstance(n, (gast.For, gast.While))):
+            varying |= {v for v in stored_names([loop]) if not (isinstance(self.kind(v), Kind) and self.kind(v).is_array)}
+        fixed = {a.id for a in self.tree.args.args if isinstance(self.kind(a.id), Kind) and self.kind(a.id).is_array}
+        defs = {}
+        for st in assignments(self.tree.body):
+            if isinstance(st.targets[0], gast.Name):
+                defs.setdefault(st.targets[0].id, []).append(st)
+
+        def is_array(v):
+            return isinstance(self.kind(v), Kind) and self.kind(v).is_array
+
+        def same_shape(value):
+            if isinstance(value, gast.Subscript):
+                parts = value.slice.elts if isinstance(value.slice, gast.Tuple) else [value.slice]
+                bounds = set()
+                for p in parts:
+                    if isinstance(p, gast.Slice):
+                        bounds |= loaded_names(p)
+                return value.value.id in fixed and not bounds & varying
+            prim, _ = lookup(value) if isinstance(value, gast.Call) else (None, None)
+            elementwise = isinstance(value, (gast.BinOp, gast.UnaryOp, gast.Compare)) or \
+                prim is not None and prim.broadcasts
+            for v in loaded_names(value):
+                if is_array(v) and v not in fixed or not is_array(v) and v in varying and not elementwise:
+                    return False
+            return True
+        grown = True
+        while grown:
+            grown = False
+            for v, stmts in defs.items():
+                if v not in fixed and is_array(v) and all(same_shape(st.value) for st in stmts):
+                    fixed.add(v)
+                    grown = True
+        return fixed
 
     def assign_adjoint(self, s, depth):
         t = s.targets[0]
@@ -475,7 +520,8 @@ class Reverse:
             return contrib
         if okind.ndim == 0:
             return gast.Call(func=parse_expr("np.sum"), args=[contrib], keywords=[])
-        return gast.Call(func=parse_expr("rt.unbroadcast"), args=[contrib, name(operand)], keywords=[])
+        # the operand's adjoint has its shape: the operand itself need not be kept for the sweep
+        return gast.Call(func=parse_expr("rt.unbroadcast"), args=[contrib, name(self.adj(operand))], keywords=[])
 
     def accumulate(self, var, contrib):
         if var in self.single_use:
@@ -556,6 +602,7 @@ class Reverse:
                           if isinstance(st, (gast.If, gast.While)) and isinstance(st.test, gast.Name)}
         self.defs = self.count_defs()
         self.single_use = self.find_single_uses(body)
+        self.fixed_shape = self.find_fixed_shapes()
         self.storage_names = {}
         self.find_cheap_values()
         # the adjoint sweep decides what must be saved; saving adds restores that read more names
