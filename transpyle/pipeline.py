@@ -17,6 +17,7 @@ from .errors import TranspileError
 from .kinds import Kind, TupleKind, kind_of_value
 from .passes import (activity, aliases, batch, custom_rules, forward, infer, inline, jacobian, jumps, lift, lower_calls,
                      normalize, resolve, reverse)
+from .primitives import holds_tapes
 from .source import FunctionSource, read_function
 
 #: (name, what it does) in the order they run
@@ -147,6 +148,9 @@ def transform(func, mode="grad", argnums=(0,), arg_kinds=(), has_aux=False, tupl
             return tree.name, tree, ctx
         return _vmap(tree, ctx, full_kinds, in_axes, out_axes)
     diff_outputs = outputs[:1] if has_aux else outputs
+    # gradient code inlined from a call to grad(g) in the body holds tapes, which have no adjoint: as for
+    # a transform of generated code, the derivative is taken in forward mode over it
+    forward_mode = forward_mode or holds_tapes(tree)
     if (generated or forward_mode) and mode in ("grad", "value_and_grad", "jacrev"):
         # derivatives of generated reverse code are taken in forward mode over it (one sweep per input
         # direction): the same numbers, without differentiating tapes backwards

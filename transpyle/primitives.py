@@ -67,3 +67,9 @@ def is_shape_expr(node):
 def is_atom(node):
     return isinstance(node, (gast.Name, gast.Constant)) or is_shape_expr(node) or (
         isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub) and isinstance(node.operand, gast.Constant))
+
+
+def holds_tapes(tree):
+    """Whether ``tree`` calls the tape primitives (those batched by a ``rules.Tape`` rule): reverse-mode code."""
+    return any(isinstance(n, gast.Call) and isinstance(getattr(lookup(n)[0], "batch", None), rules.Tape)
+               for n in gast.walk(tree))

@@ -102,32 +102,48 @@ class Forward:
         prim, bound, templates = rule_for(self.ctx, s, value, "jvp")
         if templates is rules.LINEAR:
             return self.linear(value, prim, bound)
-        terms = []
+        terms, shaped_by = [], set()
         for param, operand, template in active_templates(templates, bound, self.active):
             subs = template_names(prim, bound, name(self.tan(operand.id)), name(var))
             subs["t"] = subs["g"]
-            terms.append(substitute(parse_expr(template), subs))
+            rule = parse_expr(template)
+            shaped_by |= {param} | {n.id for n in gast.walk(rule) if isinstance(n, gast.Name)}
+            terms.append(substitute(rule, subs))
+        ruled = {key[0] if isinstance(key, tuple) else key for key in templates}
+        missing = [p for p in prim.diff if p not in ruled and self.is_active(bound.get(p))]
+        if missing:
+            # never a silent zero: an active operand without a rule would drop its share of the tangent
+            what = f" in '{missing[0]}'" if len(prim.diff) > 1 else ""
+            hint = "see docs/subset.md for the supported functions"
+            if prim.key.startswith("rt."):
+                hint = ("the derivative code that another transform generated for this line calls it: "
+                        "this derivative of the line is of a higher order than transpyle has rules for")
+            raise self.ctx.error(s, f"{prim.key} has no forward-mode rule{what}", hint=hint)
         if not terms:
-            if any(isinstance(bound.get(p), gast.Name) and bound[p].id in self.active for p in prim.diff):
-                raise self.ctx.error(s, f"{prim.key} has no forward-mode rule",
-                                     hint="see docs/subset.md for the supported functions")
             return self.zero(var)
         total = terms[0]
         for t in terms[1:]:
             total = gast.BinOp(left=total, op=gast.Add(), right=t)
-        out_rank = self.kind(var).ndim
-        if out_rank and all(self.rank(node) < out_rank for node in self.active_operands(bound)) and \
-                not prim.jvp:
-            # tangents of lower rank than an (elementwise) result: spread over its shape
+        if prim.broadcasts and not self.has_output_shape(var, bound, shaped_by):
+            # the tangent is shaped by fewer operands than the result (the tangent of x alone in
+            # `y = ones((3, 3)) + x[:, None]`): broadcast it to the result's shape
             total = gast.BinOp(left=total, op=gast.Add(), right=parse_expr(f"np.zeros_like({var})"))
         return total
 
-    def active_operands(self, bound):
-        for node in bound.values():
-            elts = node.elts if isinstance(node, (gast.Tuple, gast.List)) else [node]
-            for e in elts:
-                if isinstance(e, gast.Name) and e.id in self.active:
-                    yield e
+    def has_output_shape(self, var, bound, shaped_by):
+        """Whether a tangent of the broadcasting result ``var`` built from the operands ``shaped_by``
+        (parameter names: the active operands' tangents, the operands a rule reads; ``y`` is the result
+        itself) has the result's shape: the result broadcasts all operands together, so the tangent has
+        its shape when it broadcasts every operand that can contribute a dimension (any array operand;
+        kinds give ranks, not sizes, so an operand of lower rank still can: (2, 1) with (3,))."""
+        if not self.kind(var).ndim or "y" in shaped_by:
+            return True
+        return all(p in shaped_by or self.rank(node) == 0 for p, node in bound.items())
+
+    def is_active(self, node):
+        """Whether the operand ``node`` (an atom, or a tuple of them) carries a tangent."""
+        elts = node.elts if isinstance(node, (gast.Tuple, gast.List)) else [node]
+        return any(isinstance(e, gast.Name) and e.id in self.active for e in elts)
 
     def rank(self, node):
         kind = self.ctx.expr_kind(node)

@@ -1,7 +1,9 @@
-"""Primitives that only generated code calls: tapes, loop tests, un-broadcasting, axis insertion.
+"""Primitives that only generated code calls: tapes, loop tests, un-broadcasting, axis insertion, the
+gradient of ``np.prod``, the markers of custom rules.
 
 They matter when generated code is transformed again (``hessian`` is ``jacfwd`` over the code
-``jacrev`` generates; ``grad(grad(f))`` runs forward mode over ``grad(f)``'s code). Tapes are
+``jacrev`` generates; ``grad(grad(f))`` runs forward mode over ``grad(f)``'s code, ``vmap(grad(f))``
+batches it): each needs the derivative and batching rules those transforms apply. Tapes are
 linear in what they store, so their tangents are tapes of tangents.
 """
 import numpy as np
@@ -9,7 +11,16 @@ import numpy as np
 from .. import runtime as rt
 from ..kinds import BOOL, INT, Kind
 from . import LANEWISE, LINEAR, Tape, define
-from .common import StaticError
+from .common import StaticError, const_value, elementwise, same
+
+
+def _on_lanes(helper, *params):
+    """The batching rule of a run-time helper whose form ``helper`` takes every operand with the batch axis:
+    an unbatched operand is copied into every lane first."""
+    def rule(batched, kinds, statics):
+        return f"{helper}({', '.join(p if batched[p] else f'rt.lanes({p}, _B)' for p in params)})"
+    return rule
+
 
 # the user's stop_gradient(x): x, with no derivative in either mode
 define("stop_gradient", [rt.stop_gradient], "x", lambda k, s: k["x"], batch=LANEWISE)
@@ -18,21 +29,64 @@ define("rt.in_range", [rt.in_range], "i, stop, step", lambda k, s: BOOL,
        batch=lambda b, k, s: None if b["step"] else "np.logical_and(i < stop, step > 0) | np.logical_and(i > stop, step < 0)")
 define("rt.stack_like", [rt.stack_like], "n, item", lambda k, s: k["item"].with_ndim(k["item"].ndim + 1))
 define("rt.trip_count", [rt.trip_count], "start, stop, step", lambda k, s: INT)
-# tapes of arrays (lists); to kinds a tape of rank-r arrays has rank r + 1, and its tangent is a tape too
+
+
+def _no_adjoint(k, s):
+    raise StaticError("reverse mode through the tapes of gradient code called in the body (vjp of a function "
+                      "calling grad) is not supported: a tape read backwards would need a tape of its own",
+                      hint="grad, value_and_grad and jacrev of such a function run forward mode over the gradient "
+                           "code; for a Hessian-vector product use jvp(grad(f), (x,), (v,))")
+
+
+# Tapes: to kinds a tape of rank-r values has rank r + 1; tapes are linear in what they store, so the tangent
+# of a tape is a tape of tangents. They have no adjoint (_no_adjoint): the pipeline takes derivatives of code
+# holding tapes (the gradient of g inlined where grad(g) is called) in forward mode.
 define("rt.array_tape", [rt.array_tape], "like", lambda k, s: k["like"].with_ndim(k["like"].ndim + 1),
-       diff=("like",), jvp=LINEAR, batch=Tape("rt.array_tape(like)", lifted=("like",), masked=False))
-define("rt.tape_push", [rt.tape_push], "tape, value", lambda k, s: k["tape"], diff=("tape", "value"), jvp=LINEAR,
-       batch=Tape("rt.tape_push(tape, value)", lifted=("value",), masked=False))
-define("rt.tape_pop", [rt.tape_pop], "tape", lambda k, s: k["tape"].with_ndim(k["tape"].ndim - 1), diff=("tape",),
-       jvp=LINEAR, batch=Tape("rt.tape_pop(tape)", masked=False))
-define("rt.reserve", [rt.reserve], "tape, size", lambda k, s: k["tape"], diff=("tape",), jvp=LINEAR,
+       _no_adjoint, diff=("like",), jvp=LINEAR, batch=Tape("rt.array_tape(like)", lifted=("like",), masked=False))
+define("rt.tape_push", [rt.tape_push], "tape, value", lambda k, s: k["tape"], _no_adjoint, diff=("tape", "value"),
+       jvp=LINEAR, batch=Tape("rt.tape_push(tape, value)", lifted=("value",), masked=False))
+define("rt.tape_pop", [rt.tape_pop], "tape", lambda k, s: k["tape"].with_ndim(k["tape"].ndim - 1), _no_adjoint,
+       diff=("tape",), jvp=LINEAR, batch=Tape("rt.tape_pop(tape)", masked=False))
+define("rt.reserve", [rt.reserve], "tape, size", lambda k, s: k["tape"], _no_adjoint, diff=("tape",), jvp=LINEAR,
        batch=Tape("rt.reserve_lanes(tape, size)"))
-define("rt.push", [rt.push], "tape, top, value", lambda k, s: k["tape"], diff=("tape", "value"), jvp=LINEAR,
-       batch=Tape("rt.push_lanes(tape, top, value)"))
-define("rt.unbroadcast", [rt.unbroadcast], "g, x", lambda k, s: k["g"].with_ndim(k["x"].ndim), diff=("g",),
-       jvp=LINEAR)
+define("rt.push", [rt.push], "tape, top, value", lambda k, s: k["tape"], _no_adjoint, diff=("tape", "value"),
+       jvp=LINEAR, batch=Tape("rt.push_lanes(tape, top, value)"))
+
+
+def _unbroadcast_lanes(batched, kinds, statics):
+    """Each lane's v summed down to x's shape: one un-broadcast to x's shape with the batch axis first and
+    length-1 axes standing for the dimensions x lacks (only its shape is read), reshaped to x's own."""
+    if not batched["v"]:
+        return None                 # the same sum in every lane: the per-example loop
+    if batched["x"]:
+        lead, own = "x.shape[:1]", "x.shape[1:]"
+    else:
+        lead, own = "v.shape[:1]", "x.shape" if kinds["x"].ndim else "()"
+    ones = "(" + "1, " * (kinds["v"].ndim - kinds["x"].ndim) + ")"
+    return f"np.reshape(rt.unbroadcast(v, np.empty({lead} + {ones} + {own})), {lead} + {own})"
+
+
+def _expand_dims_lanes(batched, kinds, statics):
+    """The new axis of each example, one further along past the batch axis (a constant axis, as written by the
+    adjoints of reductions)."""
+    axis = const_value(statics["axis"], "axis")
+    if batched["axis"] or not isinstance(axis, int):
+        return None
+    return f"np.expand_dims(x, {axis % (kinds['x'].ndim + 1) + 1})"
+
+
+# un-broadcasting v (a sum down to x's shape) is linear; its transpose broadcasts back to v's shape
+define("rt.unbroadcast", [rt.unbroadcast], "v, x", lambda k, s: k["v"].with_ndim(k["x"].ndim),
+       {"v": "g + np.zeros_like(v)"}, diff=("v",), jvp=LINEAR, batch=_unbroadcast_lanes)
 define("np.expand_dims", [np.expand_dims], "x, axis", lambda k, s: k["x"].with_ndim(k["x"].ndim + 1),
-       {"x": "np.reshape(g, x.shape)"}, diff=("x",), jvp=LINEAR)
+       {"x": "np.reshape(g, x.shape)"}, diff=("x",), jvp=LINEAR, batch=_expand_dims_lanes)
+# the gradient of np.prod: each element's product of the others. Its Jacobian is the Hessian of np.prod,
+# symmetric, so the adjoint rule is the tangent rule; prod_others_jvp is linear in v, and its derivative in x
+# (a third derivative of np.prod) has no rule: forward mode names the user's line where one is needed
+define("rt.prod_others", [rt.prod_others], "x", same("x"), {"x": "rt.prod_others_jvp(x, g)"},
+       jvp={"x": "rt.prod_others_jvp(x, t)"}, batch=_on_lanes("rt.prod_others_lanes", "x"))
+define("rt.prod_others_jvp", [rt.prod_others_jvp], "x, v", elementwise("x", "v"), {"v": "rt.prod_others_jvp(x, g)"},
+       diff=("x", "v"), jvp={"v": "rt.prod_others_jvp(x, t)"}, batch=_on_lanes("rt.prod_others_jvp_lanes", "x", "v"))
 
 
 # ---- custom rules (transpyle.custom_jvp, custom_vjp) -------------------------------------------------

@@ -310,7 +310,8 @@ define("rt.hermitian_part", [rt.hermitian_part], "x", matrix("x", stacks=False),
        jvp=LINEAR)
 define("rt.lower_half", [rt.lower_half], "x", matrix("x", stacks=False), {"x": "rt.lower_half(g)"}, jvp=LINEAR)
 define("rt.gap_inverse", [rt.gap_inverse], "w", lambda k, s: real_of(k["w"]).with_ndim(2),
-       {"w": "np.sum(g * y * y, axis=1) - np.sum(g * y * y, axis=0)"},
+       # (no keyword arguments: the reverse pass reads a template with '=' as a statement)
+       {"w": "rt.sum_axis(g * y * y, 1, False) - rt.sum_axis(g * y * y, 0, False)"},
        jvp={"w": "-(y * y) * (np.reshape(t, (1, t.shape[0])) - np.reshape(t, (t.shape[0], 1)))"})
 
 

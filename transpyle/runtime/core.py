@@ -187,7 +187,47 @@ def prod_others(x):
     return out.reshape(np.shape(x))
 
 
-register_jitable(prod_others)
+def prod_others_jvp(x, v):
+    """The derivative of ``prod_others(x)`` along ``v``: for each element ``i``, the sum over ``j != i`` of
+    ``v[j]`` times the product of the elements other than ``i`` and ``j`` (the Hessian of ``np.prod``,
+    symmetric, applied to ``v``). Exact with zeros: the prefix and suffix products of ``prod_others``
+    carried with their tangents, so it costs O(size), not the Hessian's O(size**2)."""
+    flat, dflat = np.ravel(x), np.ravel(v)
+    n = flat.size
+    out = np.ravel(np.zeros_like(x * v))
+    left, dleft = np.empty(n, out.dtype), np.empty(n, out.dtype)
+    acc, dacc = 1.0, 0.0
+    for i in range(n):
+        left[i] = acc
+        dleft[i] = dacc
+        dacc = dacc * flat[i] + acc * dflat[i]
+        acc *= flat[i]
+    acc, dacc = 1.0, 0.0
+    for i in range(n - 1, -1, -1):
+        out[i] = dleft[i] * acc + left[i] * dacc
+        dacc = dacc * flat[i] + acc * dflat[i]
+        acc *= flat[i]
+    return out.reshape(np.shape(x))
+
+
+def prod_others_lanes(x):
+    """``prod_others`` of each example of a batch ``x`` (examples along the leading axis)."""
+    out = np.empty_like(x)
+    for b in range(x.shape[0]):
+        out[b] = prod_others(x[b])
+    return out
+
+
+def prod_others_jvp_lanes(x, v):
+    """``prod_others_jvp`` of each example of the batches ``x`` and ``v`` (examples along the leading axis)."""
+    out = np.empty_like(x * v)
+    for b in range(x.shape[0]):
+        out[b] = prod_others_jvp(x[b], v[b])
+    return out
+
+
+for _helper in (prod_others, prod_others_jvp, prod_others_lanes, prod_others_jvp_lanes):
+    register_jitable(_helper)
 
 
 # ---- reductions along one axis (NumPy semantics; Numba lacks axis/keepdims for most) ------------
