@@ -1,0 +1,227 @@
+"""NumPy aliasing conformance (issue #25): every program in alias_programs.py, in six modes.
+
+transpyle must follow NumPy's buffer model: names bound by `z = y`, views (basic indexing, `.T`,
+transposes, contiguous reshapes, complex parts) and helper arguments share a buffer, and a write
+through any of them is seen through all the others, in the value and in every derivative. Each
+program is checked against references that never involve transpyle:
+
+- jit: the value against the program run by NumPy itself (on copies of the inputs);
+- grad: the gradient in every argument against central finite differences (gradcheck.check_grad);
+- jvp: a random directional derivative against a directional finite difference (check_jvp);
+- vmap, vmap_array, vmap_loop: over a leading batch axis of every array argument (a float argument
+  is shared), with the default strategy, by array lifting and by loop lifting, against a Python
+  loop of the program run by NumPy.
+
+Every program runs on the numpy backend; those marked in PROGRAMS also on the numba one (where the
+default vmap strategy is loop lifting, so vmap_loop is not repeated there).
+
+Cases that fail today are listed in KNOWN_FAILURES with what goes wrong, and run as strict xfails
+restricted to that exception type: a wrong value or derivative is an AssertionError, a refusal a
+TranspileError. A fix makes its cases XPASS, which fails the run until the entry is removed, and a
+case whose failure changes kind (a refusal that becomes a wrong value) fails too, so the list
+stays accurate. NUMBA_ONLY lists the few cases that fail on the numba backend alone.
+"""
+import copy
+
+import numpy as np
+import pytest
+
+import transpyle
+from transpyle.errors import TranspileError
+from alias_programs import PROGRAMS
+from gradcheck import assert_unchanged, check_grad, check_jvp
+
+BATCH = 3
+
+# The programs alias on purpose; transpyle's warning for code that may rely on JAX's copy semantics
+# ("'z = y' makes 'z' the same array as 'y' ...") is expected for them.
+pytestmark = pytest.mark.filterwarnings("ignore:.*the same array as:UserWarning")
+
+WRONG = AssertionError        # the value or a derivative differs from NumPy / finite differences
+REFUSED = TranspileError      # transpyle rejects the program
+
+# ---- what fails today, by cause -------------------------------------------------------------------
+RAVEL_COPY_AS_VIEW = ("wrong gradient: `B.T.ravel()` is a copy in NumPy, but the adjoint takes it for a view of B: "
+                      "r's cotangent goes into `np.ravel(np.transpose(bB))`, itself a copy, and never reaches bB")
+SAME_VIEW_TWICE = ("wrong gradient: at the second `a1 = a0[1:]` the adjoint runs `ba1 = ba0[1:]; ba0[1:] += ba1`, "
+                   "doubling a0's cotangent there (ba1 is already a view of ba0)")
+ELLIPSIS_INDEX = "refused: an index must be an integer, not None (`...` in an index)"
+RANK_CHANGE = "refused: 'a1' changes rank from float64[:] to float64[:, :] (a name rebound to a matrix view)"
+
+
+def rebound_alias(name, other):
+    return (f"refused: '{name}' refers to the buffer of '{other}' in one place and is assigned again, and that "
+            f"buffer is written in place: which array '{name}' is depends on the run")
+
+
+def base_rebound(base, view):
+    return (f"refused: '{base}' is assigned again while '{view}', a view of '{base}' made from it, is still in "
+            f"use, and '{base}' is written in place")
+
+
+def view_outside_block(view, base):
+    return (f"refused: '{view}' is a view of '{base}' that is used outside the block that makes it (in another "
+            f"loop iteration or after the loop), and '{base}' is written in place")
+
+
+def lifted_view(function):
+    return f"refused: vmap by array lifting does not support a view made by {function} and written in place"
+
+
+def no_rule(function):
+    return f"refused: {function} has no derivative rule"
+
+
+def unsupported(what):
+    return f"refused: {what} is not supported"
+
+
+_ALL = ("jit", "grad", "jvp", "vmap", "vmap_array", "vmap_loop")
+_FAILING = [
+    # program, modes, exception, what fails
+    ("rebind_ends_alias", _ALL, REFUSED, rebound_alias("z", "y")),
+    ("ellipsis_view", _ALL, REFUSED, ELLIPSIS_INDEX),
+    ("transpose_attr_view", ("vmap_array",), REFUSED, lifted_view("np.transpose")),
+    ("np_transpose_view", ("vmap_array",), REFUSED, lifted_view("np.transpose")),
+    ("swapaxes_view", _ALL, REFUSED, no_rule("np.swapaxes")),
+    ("moveaxis_view", _ALL, REFUSED, no_rule("np.moveaxis")),
+    ("reshape_view", ("vmap_array",), REFUSED, lifted_view("np.reshape")),
+    ("reshape_flat_view", ("vmap_array",), REFUSED, lifted_view("np.reshape")),
+    ("ravel_view", ("vmap_array",), REFUSED, lifted_view("np.ravel")),
+    ("np_ravel_view", ("vmap_array",), REFUSED, lifted_view("np.ravel")),
+    ("ravel_noncontiguous_copies", ("grad",), WRONG, RAVEL_COPY_AS_VIEW),
+    ("ravel_noncontiguous_copies", ("vmap_array",), REFUSED, lifted_view("np.transpose")),
+    ("real_part_view", _ALL, REFUSED, unsupported("the attribute '.real'")),
+    ("imag_part_view", _ALL, REFUSED, unsupported("the attribute '.imag'")),
+    ("base_write_seen_by_transpose", ("vmap_array",), REFUSED, lifted_view("np.transpose")),
+    ("view_outlives_rebind", _ALL, REFUSED, base_rebound("y", "v")),
+    ("call_rebinding_parameter", _ALL, REFUSED, rebound_alias("a__rebind_local", "y")),
+    ("put_writes_target", _ALL, REFUSED, no_rule("np.put")),
+    ("overlap_assign_transpose", ("vmap_array",), REFUSED, lifted_view("np.transpose")),
+    ("overlap_iadd_transpose", ("vmap_array",), REFUSED, lifted_view("np.transpose")),
+    ("loop_view_across_iterations", _ALL, REFUSED, rebound_alias("v", "y")),
+    ("loop_ping_pong", _ALL, REFUSED, rebound_alias("a", "_t11")),
+    ("found_rebind_to_other_rank_view", _ALL, REFUSED, RANK_CHANGE),
+    ("found_alias_outlives_rebound_partner", _ALL, REFUSED, base_rebound("a0", "a1")),
+    ("found_same_view_taken_twice", ("grad",), WRONG, SAME_VIEW_TWICE),
+    ("found_view_taken_again_after_write", _ALL, REFUSED, view_outside_block("a1", "a0")),
+    ("found_rebind_to_same_buffer", _ALL, REFUSED, rebound_alias("a0", "a1")),
+]
+
+# (program, mode) -> (exception type, what fails), on every backend
+KNOWN_FAILURES = {(program, mode): (raises, reason)
+                  for program, modes, raises, reason in _FAILING for mode in modes}
+
+LIFTED_NUMBA_REORDERS = ("wrong on numba only: array lifting there moves per-example writes through an alias or "
+                         "view into a loop over the batch placed after later whole-array reads of the base, so "
+                         "those reads miss the writes")
+
+# failures of the numba backend alone (the numpy backend passes these), same format
+NUMBA_ONLY = {
+    ("name_alias_item", "vmap_array"): (WRONG, LIFTED_NUMBA_REORDERS),
+    ("slice_view_write", "vmap_array"): (WRONG, LIFTED_NUMBA_REORDERS),
+    ("row_view_write", "vmap_array"): (WRONG, LIFTED_NUMBA_REORDERS),
+    ("call_returns_argument_assigned", "vmap_array"): (WRONG, LIFTED_NUMBA_REORDERS),
+    ("fill_diagonal_writes_target", "vmap_array"): (WRONG, LIFTED_NUMBA_REORDERS),
+}
+
+
+def _cases(mode):
+    params = []
+    for fn, make, on_numba in PROGRAMS:
+        # on numba the default vmap strategy is loop lifting: mode vmap covers it there
+        for backend in ("numpy", "numba") if on_numba and mode != "vmap_loop" else ("numpy",):
+            marks = [pytest.mark.numba] if backend == "numba" else []
+            known = KNOWN_FAILURES.get((fn.__name__, mode))
+            if known is None and backend == "numba":
+                known = NUMBA_ONLY.get((fn.__name__, mode))
+            if known is not None:
+                raises, reason = known
+                marks.append(pytest.mark.xfail(strict=True, raises=raises, reason=reason))
+            params.append(pytest.param(fn, make, backend, id=f"{fn.__name__}-{backend}", marks=marks))
+    return params
+
+
+def _float_argnums(args):
+    """Every float argument (all of them, in these programs): a tuple, or an int for one."""
+    nums = tuple(i for i, a in enumerate(args) if isinstance(a, (float, np.ndarray)))
+    return nums if len(nums) > 1 else nums[0]
+
+
+def _numpy_value(fn, args):
+    """The program run by NumPy itself, on copies so nothing it might write reaches the caller."""
+    return fn(*copy.deepcopy(args))
+
+
+def test_known_failures_name_programs_and_modes():
+    """An entry for a renamed or removed program would silently stop applying."""
+    names = {fn.__name__ for fn, _, _ in PROGRAMS}
+    assert len(names) == len(PROGRAMS), "two programs share a name"
+    for table in (KNOWN_FAILURES, NUMBA_ONLY):
+        assert {program for program, _ in table} <= names
+        assert {mode for _, mode in table} <= set(_ALL)
+    assert not set(NUMBA_ONLY) & set(KNOWN_FAILURES)
+
+
+@pytest.mark.parametrize("fn, make", [pytest.param(fn, make, id=fn.__name__) for fn, make, _ in PROGRAMS])
+def test_program_is_a_pure_scalar_function(fn, make, rng):
+    """The suite's own premise: NumPy runs each program without touching its inputs and returns a
+    real scalar, so finite differences of the program are derivatives of one function."""
+    args = make(rng)
+    before = copy.deepcopy(args)
+    value = fn(*args)
+    assert_unchanged(before, args, "argument")
+    assert np.ndim(value) == 0 and np.isrealobj(value) and np.isfinite(value)
+
+
+@pytest.mark.parametrize("fn, make, backend", _cases("jit"))
+def test_jit(fn, make, backend, rng):
+    args = make(rng)
+    want = _numpy_value(fn, args)
+    before = copy.deepcopy(args)
+    got = transpyle.jit(fn, backend=backend)(*args)
+    assert_unchanged(before, args, "argument")
+    assert np.ndim(got) == 0, f"jit returned shape {np.shape(got)} for a scalar program"
+    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12, err_msg="jit value differs from NumPy")
+
+
+@pytest.mark.parametrize("fn, make, backend", _cases("grad"))
+def test_grad(fn, make, backend, rng):
+    args = make(rng)
+    check_grad(fn, args, _float_argnums(args), backend=backend)
+
+
+@pytest.mark.parametrize("fn, make, backend", _cases("jvp"))
+def test_jvp(fn, make, backend, rng):
+    args = make(rng)
+    check_jvp(fn, args, _float_argnums(args), rng, backend=backend)
+
+
+@pytest.mark.parametrize("fn, make, backend", _cases("vmap"))
+def test_vmap(fn, make, backend, rng):
+    check_vmap(fn, make, backend, "auto", rng)
+
+
+@pytest.mark.parametrize("fn, make, backend", _cases("vmap_array"))
+def test_vmap_array(fn, make, backend, rng):
+    check_vmap(fn, make, backend, "array", rng)
+
+
+@pytest.mark.parametrize("fn, make, backend", _cases("vmap_loop"))
+def test_vmap_loop(fn, make, backend, rng):
+    check_vmap(fn, make, backend, "loop", rng)
+
+
+def check_vmap(fn, make, backend, strategy, rng):
+    examples = [make(rng) for _ in range(BATCH)]
+    # arrays are batched along a new leading axis; a float argument is shared by the whole batch
+    in_axes = tuple(0 if isinstance(a, np.ndarray) else None for a in examples[0])
+    args = tuple(np.stack([ex[i] for ex in examples]) if ax == 0 else examples[0][i]
+                 for i, ax in enumerate(in_axes))
+    want = np.array([_numpy_value(fn, tuple(a[b] if ax == 0 else a for a, ax in zip(args, in_axes)))
+                     for b in range(BATCH)])
+    before = copy.deepcopy(args)
+    got = transpyle.vmap(fn, in_axes=in_axes, backend=backend, strategy=strategy)(*args)
+    assert_unchanged(before, args, "argument")
+    assert np.shape(got) == (BATCH,), f"vmap returned shape {np.shape(got)}, expected ({BATCH},)"
+    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12, err_msg="vmap differs from a loop of NumPy")
