@@ -86,7 +86,8 @@ def transform(func, mode="grad", argnums=(0,), arg_kinds=(), has_aux=False, tupl
     static = static or {}
     if static:
         unit = specialize(unit, static)
-    ctx = Context(source=unit, mode=mode, options={"tuple_argnums": tuple_argnums, "holomorphic": holomorphic})
+    ctx = Context(source=unit, mode=mode, options={"tuple_argnums": tuple_argnums, "holomorphic": holomorphic,
+                                                   "generated": generated})
     ctx.derivative = _derivative(mode, generated)
     tree = copy.deepcopy(unit.tree)
     ctx.namer.reserve(all_names(tree) | {"np", "math", "rt", "_value", "_ct", "_retval"})

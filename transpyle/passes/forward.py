@@ -18,9 +18,9 @@ from .. import rules
 from ..ast_utils import assign, comment, const, name, parse_expr, substitute
 from ..kinds import Kind
 from ..primitives import is_atom
-from .activity import assignments
 from .infer import active_templates, rule_for, template_names
-from .reverse import check_aliasing, source_comment
+from .aliases import Aliases
+from .reverse import source_comment
 
 
 class Forward:
@@ -96,6 +96,11 @@ class Forward:
                                  hint="unpack the tuple into separate variables")
         else:
             tangent = self.rule(s, value, var)
+            if isinstance(tangent, (gast.Name, gast.Subscript)) and var in self.written_buffers and \
+                    id(s) not in self.views:
+                # a new array whose tangent is another's (y = x + 1.0 gives dx): the writes into y's
+                # buffer must not reach x's tangent
+                tangent = gast.Call(func=parse_expr("np.copy"), args=[tangent], keywords=[])
         return [assign(self.tan(var), tangent)]
 
     def rule(self, s, value, var):
@@ -177,8 +182,11 @@ def run(tree, ctx, has_aux=False):
     ret = tree.body[-1]
     fwd = Forward(ctx, tree)
     args = [a.id for a in tree.args.args]
-    in_place = {s.targets[0].value.id for s in assignments(tree.body) if isinstance(s.targets[0], gast.Subscript)}
-    check_aliasing(ctx, tree, in_place)
+    # arrays written in place (through any alias) are copied first: the caller's arrays are never changed.
+    # Tangents alias as values do: the tangent of a view is the same view of its base's tangent.
+    shared = Aliases(tree, ctx)
+    in_place = shared.written_in(tree.body)
+    fwd.written_buffers, fwd.views = shared.written_buffers(), set(shared.view_of)
     tangent_params = [fwd.tan(w) for w in ctx.wrt]
     copies = [assign(a, parse_expr(f"np.copy({a})")) for a in args if a in in_place]
     copies += [assign(fwd.tan(a), parse_expr(f"np.copy({fwd.tan(a)})")) for a in ctx.wrt if a in in_place]
