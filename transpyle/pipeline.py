@@ -16,7 +16,7 @@ from .context import Context, NeedKinds
 from .errors import TranspileError
 from .kinds import Kind, TupleKind, kind_of_value
 from .passes import (activity, aliases, batch, custom_rules, forward, infer, inline, jacobian, jumps, lift, lower_calls,
-                     normalize, resolve, reverse)
+                     normalize, rename, resolve, reverse)
 from .primitives import holds_tapes
 from .source import FunctionSource, read_function
 
@@ -26,6 +26,7 @@ PASSES = [
     ("jumps", "early return/break/continue -> flags and guarded blocks"),
     ("normalize", "A-normal form: one primitive per statement, loops over range"),
     ("inline", "calls to user functions -> the callee's body"),
+    ("rename", "a name assigned again in straight-line code -> a new name from there on"),
     ("infer", "the kind (dtype, rank) of every variable"),
     ("in_place", "a op= b on arrays -> writes into their buffer (a[:] = a op b); on numbers it rebinds"),
     ("lower_calls", "NumPy calls Numba lacks -> run-time helpers; matrix functions of stacks -> loops"),
@@ -123,6 +124,7 @@ def transform(func, mode="grad", argnums=(0,), arg_kinds=(), has_aux=False, tupl
     stage("jumps", lambda t: jumps.run(t, ctx))
     stage("normalize", lambda t: normalize.run(t, ctx))
     stage("inline", lambda t: inline.run(t, ctx, lambda tr, u: prepare(tr, u, ctx)))
+    stage("rename", lambda t: rename.run(t, ctx))
     _add_captured_parameters(tree, ctx)
     while True:
         try:
@@ -132,6 +134,7 @@ def transform(func, mode="grad", argnums=(0,), arg_kinds=(), has_aux=False, tupl
             deferred = ctx.functions[need.key]
             ctx.functions[need.key] = read_function(deferred.transformed.generated_function(need.kinds))
             stage("inline", lambda t: inline.run(t, ctx, lambda tr, u: prepare(tr, u, ctx)))
+            stage("rename", lambda t: rename.run(t, ctx))
     stage("in_place", lambda t: aliases.lower_in_place(t, ctx))
     stage("lower_calls", lambda t: lower_calls.run(t, ctx))
     ret = tree.body[-1]

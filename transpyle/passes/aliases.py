@@ -102,22 +102,31 @@ class Aliases:
             self.loops_of[id(s)] = loops
         self.written = {s.targets[0].value.id for s, _ in assigns if isinstance(s.targets[0], gast.Subscript)}
         self.view_of = {}                   # id(view statement) -> base name
-        shares = set()                      # names defined by some statement that shares a buffer
+        self.strided = _strided(assigns)
         for s, _ in assigns:
             base = self.base_of(s)
             if base is not None:
                 self.view_of[id(s)] = base
-                shares.add(s.targets[0].id)
+        # A move (``v = b`` with ``b`` read nowhere after) hands a buffer from one name to the next: the two
+        # never name it at the same time, so ``v`` is no view to follow. The buffer is still one (a write
+        # through ``v`` changes what ``b`` held), so the names stay in one class. A source that is itself
+        # a view of a live array shares more than it hands over: those copies are not moves.
+        moves = {id(s): s for s, _ in assigns if id(s) in self.view_of and isinstance(s.value, gast.Name)
+                 and _dead_after(body, s, s.value.id)}
+        shrinking = True
+        while shrinking:
+            shrinking = False
+            for key, s in list(moves.items()):
+                if any(id(d) in self.view_of and id(d) not in moves for d in self.defs.get(s.value.id, ())):
+                    del moves[key]
+                    shrinking = True
         self.classes = _Classes()
         for s, _ in assigns:
             base = self.view_of.get(id(s))
-            if base is None:
-                continue
-            if isinstance(s.value, gast.Name) and base not in shares and base not in self.ctx.arg_kinds \
-                    and _dead_after(body, s, base):
-                del self.view_of[id(s)]     # a move: the new buffer changes hands
-                continue
-            self.classes.union(s.targets[0].id, base)
+            if base is not None:
+                self.classes.union(s.targets[0].id, base)
+        for key in moves:
+            del self.view_of[key]
         self.members_of = {}
         for v in list(self.classes.parent):
             self.members_of.setdefault(self.classes.find(v), set()).add(v)
@@ -137,7 +146,11 @@ class Aliases:
         prim, bound = lookup(value)
         param = getattr(prim, "view", None) if prim is not None else None
         operand = bound.get(param) if param else None
-        return operand.id if isinstance(operand, gast.Name) else None
+        if not isinstance(operand, gast.Name):
+            return None
+        if prim.key in ("np.ravel", "np.reshape") and operand.id in self.strided:
+            return None                 # NumPy copies what it cannot view with the new shape
+        return operand.id
 
     # ---- questions the transforms ask ------------------------------------------------------------
     def members(self, v):
@@ -392,3 +405,39 @@ def _path(stmts, s):
                 if inner is not None:
                     return [(id(stmts), i, t)] + inner
     return None
+
+
+def _strided(assigns):
+    """Names that may hold an array not contiguous in memory: transposes, and slices other than
+    ``A[i, j:k, :, :]`` (integers, then one slice of unit step, then whole axes), and what they name."""
+    def strided_index(index):
+        parts = index.elts if isinstance(index, gast.Tuple) else [index]
+        sliced = False
+        for p in parts:
+            if isinstance(p, gast.Slice):
+                step_ok = p.step is None or isinstance(p.step, gast.Constant) and p.step.value in (1, None)
+                whole = p.lower is None and p.upper is None
+                if not step_ok or sliced and not whole:
+                    return True
+                sliced = True
+            elif sliced and not (isinstance(p, gast.Constant) and p.value is None):
+                return True             # an integer after a slice: a column
+        return False
+    out = set()
+    grown = True
+    while grown:
+        grown = False
+        for s, _ in assigns:
+            t, value = s.targets[0], s.value
+            if not isinstance(t, gast.Name) or t.id in out:
+                continue
+            prim, bound = lookup(value) if isinstance(value, gast.Call) else (None, None)
+            if isinstance(value, gast.Name) and value.id in out or \
+                    isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name) and \
+                    (value.value.id in out or strided_index(value.slice)) or \
+                    prim is not None and prim.key == "np.transpose" or \
+                    prim is not None and prim.view and isinstance(bound.get(prim.view), gast.Name) and \
+                    bound[prim.view].id in out and prim.key not in ("np.ravel", "np.reshape"):
+                out.add(t.id)
+                grown = True
+    return out

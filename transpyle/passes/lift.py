@@ -91,7 +91,7 @@ class Lifter:
 
     def analyse(self, body):
         # names sharing a buffer that is written in place are batched together, and stay one buffer
-        shared = Aliases(self.tree, self.ctx)
+        shared = self.shared = Aliases(self.tree, self.ctx)
         self.alias_statements = set(shared.view_of)
         self.written_views = {id(s) for s in gast.walk(self.tree) if id(s) in shared.view_of and shared.written_after(s)}
         grown = True
@@ -474,7 +474,9 @@ class Lifter:
         target = s.targets[0]
         written = target.id if isinstance(target, gast.Name) else target.value.id
         used = {n for lane in lanes for n in _names_in(lane)}
-        return written in used or bool(set(_names_in(s)) & written_names(lanes))
+        # a write into a buffer is a write into every name sharing it (passes/aliases)
+        writes = self.shared.closure({written} if isinstance(target, gast.Subscript) else set()) | {written}
+        return bool(writes & used) or bool(set(_names_in(s)) & self.shared.closure(written_names(lanes)))
 
     def flush(self, lanes):
         """The pending lane statements as one loop over the lanes (and none pending after). A number used

@@ -342,7 +342,8 @@ class Reverse:
             value = substitute(copy.deepcopy(view.value), {base: name(self.adj(base))})
             binds.append(assign(self.adj(v), value))
         for v in sorted(self.views):
-            if v in self.active and self.adj(v) in touched and self.views[v] is not s:
+            if v in self.active and self.adj(v) in touched and not (isinstance(s.targets[0], gast.Name) and
+                                                                    s.targets[0].id == v):
                 bind(v)
         return binds + block if binds else block
 
@@ -351,7 +352,7 @@ class Reverse:
         if isinstance(s, gast.Assign):
             if id(s) in self.counters:
                 return []
-            if isinstance(s.targets[0], gast.Name) and self.views.get(s.targets[0].id) is s:
+            if isinstance(s.targets[0], gast.Name) and s.targets[0].id in self.views and id(s) in self.aliases.view_of:
                 # a view's adjoint is its base's: nothing to pass on, only the saved value to restore
                 plan = self.plans.get(id(s))
                 return self.restore(plan) if plan is not None else []
