@@ -13,6 +13,7 @@ in a temporary. Loops replay backwards: ``for`` loops over the reversed range, `
 as many times as counted (``_w1``). Only values that the adjoint sweep reads are saved, and only
 active variables (see ``activity``) get adjoints ``bx``.
 """
+import ast
 import copy
 import linecache
 from collections import Counter
@@ -487,7 +488,7 @@ class Reverse:
             subs = template_names(prim, bound, name(g), name(var))
             if isinstance(operand, gast.Name):
                 subs["b" + param] = self.adj(operand.id)
-            if "=" in template.replace("==", "").replace("<=", "").replace(">=", "").replace("!=", ""):
+            if is_statement(template):
                 stmts.extend(substitute(st, subs) for st in parse_stmts(template))
                 continue
             contrib = substitute(parse_expr(template), subs)
@@ -623,6 +624,16 @@ class Reverse:
         self.loop_stack = []
         primal = self.primal(body)
         return primal, sweep, needed
+
+
+def is_statement(template):
+    """Whether a rule template is statements (``bx[index] += g``) rather than an expression
+    (``np.sum(g, axis=1)``, whose keyword's ``=`` makes no statement)."""
+    try:
+        ast.parse(template, mode="eval")
+    except SyntaxError:
+        return True
+    return False
 
 
 def written_names(stmts):
