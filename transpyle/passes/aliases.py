@@ -27,6 +27,7 @@ import gast
 from ..ast_utils import expr_source, loaded_names, name
 from ..kinds import Kind
 from ..primitives import lookup
+from .places import block_of, dead_after, mentioned, mentioned_in, position, rebound_by, used_outside
 
 #: attribute normalize sets on the assignment that ends an augmented assignment ``a op= b``
 IN_PLACE_ATTR = "transpyle_in_place"
@@ -112,7 +113,7 @@ class Aliases:
         # through ``v`` changes what ``b`` held), so the names stay in one class. A source that is itself
         # a view of a live array shares more than it hands over: those copies are not moves.
         moves = {id(s): s for s, _ in assigns if id(s) in self.view_of and isinstance(s.value, gast.Name)
-                 and _dead_after(body, s, s.value.id)}
+                 and dead_after(body, s, s.value.id)}
         shrinking = True
         while shrinking:
             shrinking = False
@@ -195,13 +196,13 @@ class Aliases:
         """Whether the buffer that the view statement ``s`` shares may be written once ``s`` has run:
         a write that comes before it, outside any loop around both, cannot change what it sees."""
         target = s.targets[0].id
-        here = _path(self.body, s)
+        here = position(self.body, s)
         for w, _ in _assignments(self.body):
             t = w.targets[0]
             if not (isinstance(t, gast.Subscript) and isinstance(t.value, gast.Name) and
                     t.value.id in self.members(target)):
                 continue
-            there = _path(self.body, w)
+            there = position(self.body, w)
             for d in range(min(len(here), len(there))):
                 if here[d][0] != there[d][0]:
                     return True                     # other branches of one `if`: no order known here
@@ -222,7 +223,7 @@ class Aliases:
             if not viewing or not any(self.written_after(s) for s in viewing):
                 continue
             same = len(viewing) == len(stmts) and len({expr_source(s.value) for s in stmts}) == 1 and \
-                len({id(_block_of(self.body, s)) for s in stmts}) == 1
+                len({id(block_of(self.body, s)) for s in stmts}) == 1
             if same:                    # the same view taken again in one block (row = A[i] ... row = A[i])
                 for s in stmts:
                     self.check_view(v, s)
@@ -242,16 +243,16 @@ class Aliases:
     def check_view(self, v, s):
         """A view is followed through its base's adjoint at each use, so its base and the names in its
         index must keep their values from its definition to its last use, in the same block."""
-        block = _block_of(self.body, s)
+        block = block_of(self.body, s)
         k = next(i for i, t in enumerate(block) if t is s)
         # the statements since the same view was last taken in this block (see ``views``)
         start = max([i + 1 for i, t in enumerate(block[:k]) if t in self.defs.get(v, ())], default=0)
         before, after = block[start:k], block[k + 1:]
         end = next((i for i, t in enumerate(after) if t in self.defs.get(v, ())), len(after))
         after = after[:end]
-        uses = [i for i, t in enumerate(after) if v in _names(t)]
+        uses = [i for i, t in enumerate(after) if v in mentioned(t)]
         base = self.view_of[id(s)]
-        if v in _names_all(before) or _used_outside(self.body, block, v):
+        if v in mentioned_in(before) or used_outside(self.body, block, v):
             raise self.ctx.error(s, f"'{v}' is a view of '{base}' that is used outside the block that makes it "
                                     f"(in another loop iteration or after the loop), and '{base}' is written "
                                     f"in place", hint=f"make the view where it is used, or take '{v} = "
@@ -260,7 +261,7 @@ class Aliases:
             return
         bound = {base} | (loaded_names(s.value) - {base})
         for t in after[:uses[-1] + 1]:
-            rebound = _stored(t) & bound
+            rebound = rebound_by(t) & bound
             if rebound:
                 raise self.ctx.error(t, f"'{sorted(rebound)[0]}' is assigned again while '{v}', a view of "
                                         f"'{base}' made from it, is still in use, and '{base}' is written in "
@@ -283,128 +284,6 @@ class Aliases:
                               f"array is written in place later, so '{v}' sees the writes (NumPy's "
                               f"meaning). For an independent value write '{v} = {base}.copy()', or "
                               f"update with '{base} = {base} + ...' instead of '+='.", stacklevel=2)
-
-
-def _names(node):
-    """Every name ``node`` mentions (loads and stores)."""
-    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
-
-
-def _names_all(stmts):
-    out = set()
-    for t in stmts:
-        out |= _names(t)
-    return out
-
-
-def _stored(stmt):
-    """Names a statement (with its nested blocks) rebinds, loop targets included."""
-    out = set()
-    for n in gast.walk(stmt):
-        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
-            out.add(n.id)
-    return out
-
-
-def _block_of(stmts, s):
-    """The statement list that holds ``s``."""
-    for t in stmts:
-        if t is s:
-            return stmts
-        for part in ("body", "orelse"):
-            inner = getattr(t, part, None) if isinstance(t, (gast.For, gast.While, gast.If)) else None
-            if inner:
-                found = _block_of(inner, s)
-                if found is not None:
-                    return found
-    return None
-
-
-def _used_outside(stmts, block, v):
-    """Whether ``v`` is mentioned in ``stmts`` outside ``block`` (and outside what ``block`` holds)."""
-    if stmts is block:
-        return False
-    for t in stmts:
-        parts = [getattr(t, p) for p in ("body", "orelse")
-                 if isinstance(t, (gast.For, gast.While, gast.If)) and getattr(t, p, None)]
-        holder = next((p for p in parts if _block_of(p, block[0]) is block), None)
-        if holder is None:
-            if v in _names(t):
-                return True
-            continue
-        if any(_used_outside(p, block, v) if p is holder else v in _names_all(p) for p in parts):
-            return True
-        head = [t.test] if isinstance(t, (gast.While, gast.If)) else [t.target, t.iter]
-        if any(v in _names(h) for h in head):
-            return True
-    return False
-
-
-def _parents(stmts, out=None, parent=None):
-    """id(block) -> (the compound statement holding it, the block holding that statement)."""
-    out = {} if out is None else out
-    for t in stmts:
-        if isinstance(t, (gast.For, gast.While, gast.If)):
-            for part in (t.body, t.orelse):
-                if part:
-                    out[id(part)] = (t, stmts)
-                    _parents(part, out)
-    return out
-
-
-def _first_touch(t, v):
-    """'kill' when ``t`` rebinds ``v`` without reading it first, 'use' when it reads or writes into it
-    (or might: compound statements that mention it), None when it leaves it alone."""
-    if isinstance(t, gast.Assign):
-        target = t.targets[0]
-        if v in loaded_names(t.value) or v in loaded_names(target) or \
-                isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name) and target.value.id == v:
-            return "use"
-        return "kill" if isinstance(target, gast.Name) and target.id == v else None
-    return "use" if v in _names(t) else None
-
-
-def _dead_after(body, s, v):
-    """Whether ``v`` is rebound before any further use on every path after the statement ``s``:
-    then its buffer is reachable through ``s``'s target alone (a move, not an alias)."""
-    parents = _parents(body)
-    block = _block_of(body, s)
-    start = next(i for i, t in enumerate(block) if t is s) + 1
-    wrapped = set()
-
-    def scan(block, start):
-        for t in block[start:]:
-            touch = _first_touch(t, v)
-            if touch is not None:
-                return touch == "kill"
-        holder = parents.get(id(block))
-        if holder is None:
-            return True
-        compound, outer = holder
-        after = next(i for i, t in enumerate(outer) if t is compound) + 1
-        if isinstance(compound, (gast.For, gast.While)) and block is compound.body:
-            if isinstance(compound, gast.While) and v in _names(compound.test):
-                return False
-            if id(compound) not in wrapped:           # the next iteration, then the way out of the loop
-                wrapped.add(id(compound))
-                if not scan(compound.body, 0):
-                    return False
-        return scan(outer, after)
-    return scan(block, start)
-
-
-def _path(stmts, s):
-    """(id of the block, index in it, the compound statement there or None) from the function body down
-    to ``s``."""
-    for i, t in enumerate(stmts):
-        if t is s:
-            return [(id(stmts), i, None)]
-        if isinstance(t, (gast.For, gast.While, gast.If)):
-            for part in (t.body, t.orelse):
-                inner = _path(part, s) if part else None
-                if inner is not None:
-                    return [(id(stmts), i, t)] + inner
-    return None
 
 
 def _strided(assigns):
