@@ -10,7 +10,9 @@ redefinitions: on an array they write into its buffer.
 """
 import gast
 
+from .. import rules
 from ..ast_utils import loaded_names, substitute
+from ..primitives import lookup
 from .aliases import IN_PLACE_ATTR
 
 
@@ -29,9 +31,27 @@ def _carried(stmts, v):
     return False
 
 
-def _rename_block(stmts, defined, is_loop, counts, ctx):
+def _tapes(tree):
+    """Names that hold tapes (results of the tape helpers, and names they are handed to): array lifting
+    decides per name whether a tape has a row per lane, so a tape keeps its name through ``rt.reserve``."""
+    assigns = [s for s in gast.walk(tree) if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)]
+    out = set()
+    grown = True
+    while grown:
+        grown = False
+        for s in assigns:
+            prim = lookup(s.value)[0] if isinstance(s.value, gast.Call) else None
+            if s.targets[0].id not in out and (isinstance(getattr(prim, "batch", None), rules.Tape) or
+                                               isinstance(s.value, gast.Name) and s.value.id in out):
+                out.add(s.targets[0].id)
+                grown = True
+    return out
+
+
+def _rename_block(stmts, defined, is_loop, counts, ctx, keep):
     for k, s in enumerate(stmts):
-        if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)) or getattr(s, IN_PLACE_ATTR, False):
+        if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)) or getattr(s, IN_PLACE_ATTR, False) \
+                or s.targets[0].id in keep:
             continue
         v = s.targets[0].id
         if v in defined and _count(stmts, v) == counts[v] and not (is_loop and _carried(stmts, v)):
@@ -60,14 +80,15 @@ def _blocks(stmts):
 
 def run(tree, ctx):
     """Rename the redefinitions of ``tree`` (see the module docstring). Generated code is left as it is:
-    its names are already what its transform needs (a tape keeps its name through ``rt.reserve``)."""
+    its names are already what its transform needs."""
     if ctx.options.get("generated"):
         return tree
+    keep = _tapes(tree)
     counts = {}
     for n in gast.walk(gast.Module(body=tree.body, type_ignores=[])):
         if isinstance(n, gast.Name):
             counts[n.id] = counts.get(n.id, 0) + 1
-    _rename_block(tree.body, {a.id for a in tree.args.args}, False, counts, ctx)
+    _rename_block(tree.body, {a.id for a in tree.args.args}, False, counts, ctx, keep)
     for block, is_loop in list(_blocks(tree.body)):
-        _rename_block(block, set(), is_loop, counts, ctx)
+        _rename_block(block, set(), is_loop, counts, ctx, keep)
     return tree
