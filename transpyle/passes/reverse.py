@@ -185,9 +185,13 @@ class Reverse:
         kind = self.kind(var)
         if not isinstance(kind, Kind) or isinstance(s.value, (gast.Name, gast.Constant)):
             return False
-        # arrays: only views (x[i]) of arrays never written in place, which cost nothing to take again
-        if kind.is_array and not (isinstance(s.value, gast.Subscript) and isinstance(s.value.value, gast.Name)
-                                  and s.value.value.id not in self.written_anywhere):
+        # arrays: only views, which cost nothing to take again. A view of a buffer written in place sees,
+        # when taken again in the sweep, the contents of its use: the writes after it are undone by then.
+        # (Saving it would keep a reference or a copy, and a copy would miss the undoing.)
+        view = id(s) in self.aliases.view_of and not isinstance(s.value, gast.Name)
+        if kind.is_array and not view and not (isinstance(s.value, gast.Subscript) and
+                                               isinstance(s.value.value, gast.Name) and
+                                               s.value.value.id not in self.written_anywhere):
             return False
         if var in loaded_names(before) or isinstance(s.value, gast.Tuple):
             return False
@@ -196,7 +200,8 @@ class Reverse:
         for u in after:
             uses = sum(1 for n in gast.walk(u) if isinstance(n, gast.Name) and n.id == var
                        and isinstance(n.ctx, gast.Load))
-            changed |= self.changed_in([u])    # u's adjoint runs before u's own writes are undone
+            # u's adjoint runs before u's own writes are undone; for a view only rebinding matters (above)
+            changed |= stored_names([u]) if view else self.changed_in([u])
             if uses and changed & operands:
                 return False
             seen += uses
