@@ -570,9 +570,16 @@ class Lifter:
         part_kind = self.ctx.expr_kind(gast.Subscript(value=name(x), slice=target.slice, ctx=gast.Load()))
         value = self.align(v, part_kind.ndim) if self.is_batched(v) else self.shapes(v)
         if mask is not None:
-            if not self.is_batched(v):
-                value = self.lift(value, part_kind)
             old = gast.Subscript(value=name(x), slice=copy.deepcopy(index), ctx=gast.Load())
+            if not self.is_batched(v):
+                vkind = self.ctx.expr_kind(v)
+                value = self.lift(value, vkind)
+                if vkind.ndim < part_kind.ndim:
+                    # a value broadcast over the written part (a[0:2] = 0.0): the lanes get the part's
+                    # shape, so the mask selects examples, never the part's own elements
+                    for _ in range(part_kind.ndim - vkind.ndim):
+                        value = _call("np.expand_dims", value, const(1))
+                    value = gast.BinOp(left=_call("np.zeros_like", copy.deepcopy(old)), op=gast.Add(), right=value)
             value = _call("rt.select_lanes", name(mask), value, old)
         write = assign(gast.Subscript(value=name(x), slice=index, ctx=gast.Store()), value)
         return [gast.copy_location(write, s)]

@@ -85,6 +85,14 @@ define("np.expand_dims", [np.expand_dims], "x, axis", lambda k, s: k["x"].with_n
 # (a third derivative of np.prod) has no rule: forward mode names the user's line where one is needed
 define("rt.prod_others", [rt.prod_others], "x", same("x"), {"x": "rt.prod_others_jvp(x, g)"},
        jvp={"x": "rt.prod_others_jvp(x, t)"}, batch=_on_lanes("rt.prod_others_lanes", "x"))
+# along one axis: the same per slice; a batch axis in front shifts the axis by one
+define("rt.prod_others_axis", [rt.prod_others_axis], "x, axis", same("x"), {"x": "rt.prod_others_axis_jvp(x, g, axis)"},
+       diff=("x",), jvp={"x": "rt.prod_others_axis_jvp(x, t, axis)"},
+       batch=lambda b, k, s: None if b["axis"] else "rt.prod_others_axis(x, axis + 1)" if b["x"] else None)
+define("rt.prod_others_axis_jvp", [rt.prod_others_axis_jvp], "x, v, axis", elementwise("x", "v"),
+       {"v": "rt.prod_others_axis_jvp(x, g, axis)"}, diff=("x", "v"), jvp={"v": "rt.prod_others_axis_jvp(x, t, axis)"},
+       batch=lambda b, k, s: None if b["axis"] or not (b["x"] and b["v"]) else
+       "rt.prod_others_axis_jvp(x, v, axis + 1)")
 define("rt.prod_others_jvp", [rt.prod_others_jvp], "x, v", elementwise("x", "v"), {"v": "rt.prod_others_jvp(x, g)"},
        diff=("x", "v"), jvp={"v": "rt.prod_others_jvp(x, t)"}, batch=_on_lanes("rt.prod_others_jvp_lanes", "x", "v"))
 

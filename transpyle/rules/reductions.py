@@ -43,9 +43,11 @@ def _mean_vjp(k, s):
 
 
 def _prod_vjp(k, s):
-    if axis_of(s, k) is None:
+    axis = axis_of(s, k)
+    if axis is None:
         return {"x": "g * rt.prod_others(x)"}
-    return {"x": f"{_expand(k, s, 'g')} * {_expand(k, s, 'y')} / x"}
+    # the product of the other elements of each slice, not y / x: exact where an element is zero
+    return {"x": f"{_expand(k, s, 'g')} * rt.prod_others_axis(x, {axis})"}
 
 
 def _chooser_vjp(k, s):
@@ -69,7 +71,7 @@ def _reduce_sum(k, s, what):
 def _prod_jvp(k, s):
     if axis_of(s, k) is None:
         return {"x": f"{_reduce_sum(k, s, 't * rt.prod_others(x)')}"}
-    return {"x": _reduce_sum(k, s, f"t * {_expand(k, s, 'y')} / x")}
+    return {"x": _reduce_sum(k, s, f"t * rt.prod_others_axis(x, {axis_of(s, k)})")}
 
 
 def _chooser_jvp(k, s):

@@ -226,7 +226,60 @@ def prod_others_jvp_lanes(x, v):
     return out
 
 
-for _helper in (prod_others, prod_others_jvp, prod_others_lanes, prod_others_jvp_lanes):
+def _around(x, axis):
+    """(elements before ``axis``, along it, after it): ``x`` seen as a (pre, n, post) block."""
+    pre, post = 1, 1
+    for d in range(axis):
+        pre *= x.shape[d]
+    for d in range(axis + 1, x.ndim):
+        post *= x.shape[d]
+    return pre, x.shape[axis], post
+
+
+def prod_others_axis(x, axis):
+    """For each element, the product of the other elements along ``axis`` (exact with zeros)."""
+    pre, n, post = _around(x, axis)
+    flat = np.ascontiguousarray(x).reshape((pre, n, post))
+    out = np.empty((pre, n, post), flat.dtype)
+    for a in range(pre):
+        for c in range(post):
+            acc = 1.0
+            for i in range(n):
+                out[a, i, c] = acc
+                acc *= flat[a, i, c]
+            acc = 1.0
+            for i in range(n - 1, -1, -1):
+                out[a, i, c] *= acc
+                acc *= flat[a, i, c]
+    return out.reshape(x.shape)
+
+
+def prod_others_axis_jvp(x, v, axis):
+    """The derivative of ``prod_others_axis(x, axis)`` along ``v`` (``prod_others_jvp`` per slice along
+    ``axis``: symmetric, so it is also the adjoint rule)."""
+    pre, n, post = _around(x * v, axis)
+    flat = np.ascontiguousarray(x * np.ones_like(v)).reshape((pre, n, post))
+    dflat = np.ascontiguousarray(v * np.ones_like(x)).reshape((pre, n, post))
+    out = np.zeros((pre, n, post), dflat.dtype)
+    left, dleft = np.empty(n, dflat.dtype), np.empty(n, dflat.dtype)
+    for a in range(pre):
+        for c in range(post):
+            acc, dacc = 1.0, 0.0
+            for i in range(n):
+                left[i] = acc
+                dleft[i] = dacc
+                dacc = dacc * flat[a, i, c] + acc * dflat[a, i, c]
+                acc *= flat[a, i, c]
+            acc, dacc = 1.0, 0.0
+            for i in range(n - 1, -1, -1):
+                out[a, i, c] = dleft[i] * acc + left[i] * dacc
+                dacc = dacc * flat[a, i, c] + acc * dflat[a, i, c]
+                acc *= flat[a, i, c]
+    return out.reshape((x * v).shape)
+
+
+for _helper in (prod_others, prod_others_jvp, prod_others_lanes, prod_others_jvp_lanes, _around, prod_others_axis,
+                prod_others_axis_jvp):
     register_jitable(_helper)
 
 
