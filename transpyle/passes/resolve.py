@@ -41,7 +41,8 @@ _UNSUPPORTED_STATEMENTS = {
 # methods of arrays that have a function form in the rule tables
 _METHODS = {"copy": "np.copy", "sum": "np.sum", "mean": "np.mean", "prod": "np.prod", "max": "np.max",
             "min": "np.min", "ravel": "np.ravel", "flatten": "np.ravel", "dot": "np.dot",
-            "transpose": "np.transpose", "reshape": "np.reshape", "fill": "np.copyto"}
+            "transpose": "np.transpose", "reshape": "np.reshape", "fill": "np.copyto",
+            "swapaxes": "np.swapaxes"}
 
 _SPELLING = None
 

@@ -77,6 +77,44 @@ define("np.ravel", [np.ravel], "x", lambda k, s: k["x"].with_ndim(1),
        batch=lambda b, k, s: "np.reshape(np.ascontiguousarray(x), (_B,) + (-1,))", view="x")
 
 
+# ---- axis permutations (views) ---------------------------------------------------------------------
+def _axes(k, s, *params):
+    """The constant int axes of an axis permutation, checked against the rank."""
+    ndim = k["x"].ndim
+    out = []
+    for p in params:
+        a = const_value(s[p], p)
+        if not isinstance(a, int) or not -ndim <= a < ndim:
+            raise StaticError(f"{p} must be one constant axis of an array of rank {ndim}")
+        out.append(a)
+    return out
+
+
+def _shifted(*params):
+    """The batching rule of an axis permutation: its axes counted past the batch axis (from the end, unchanged)."""
+    def rule(batched, k, s):
+        if any(batched[p] for p in params):
+            return None
+        axes = [a + 1 if a >= 0 else a for a in _axes(k, s, *params)]
+        return f"np.{rule.name}(x, {', '.join(map(str, axes))})"
+    return rule
+
+
+def _permutation(key, params, inverse):
+    """An axis permutation: a view of ``x``, linear, its adjoint the inverse permutation of ``g``."""
+    def kind(k, s):
+        _axes(k, s, *params)
+        return k["x"]
+    batch = _shifted(*params)
+    batch.name = key
+    define(f"np.{key}", [getattr(np, key)], "x, " + ", ".join(params), kind,
+           {"x": f"np.{key}(g, {', '.join(inverse)})"}, diff=("x",), jvp=LINEAR, batch=batch, view="x")
+
+
+_permutation("swapaxes", ("axis1", "axis2"), ("axis1", "axis2"))
+_permutation("moveaxis", ("source", "destination"), ("destination", "source"))
+
+
 # ---- joins: the operands come as a tuple ``arrays``; templates name them a0, a1, ... -------------
 def _join_kind(extra_dim):
     def kind(k, s):
