@@ -18,6 +18,7 @@ shrinking) so that CI runs the same programs every time, in seconds.
 import copy
 import hashlib
 import importlib.util
+import inspect
 import sys
 
 import numpy as np
@@ -27,25 +28,15 @@ pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, Phase, given, settings, strategies as st  # noqa: E402
 
 import transpyle  # noqa: E402
+import alias_programs  # noqa: E402
 from gradcheck import assert_unchanged, check_grad, check_jvp  # noqa: E402
 
 N = 6   # length of x and w
 
-# The helpers of alias_programs.py, repeated in each generated module: transpyle inlines
+# The helpers of alias_programs.py, written into each generated module: transpyle inlines
 # module-level helpers it finds in the function's own module.
-HELPERS = '''\
-def _add_into(a, b):
-    a += b
-
-
-def _scale_into(a, s):
-    a *= s
-    return a
-
-
-def _set_first(a, v):
-    a[0] = v
-'''
+HELPERS = "\n\n".join(inspect.getsource(f) for f in (alias_programs._add_into, alias_programs._scale_into,
+                                                     alias_programs._set_first))
 
 # The generated programs alias on purpose: transpyle's warning for code relying on JAX's copy semantics
 # is expected for them.
