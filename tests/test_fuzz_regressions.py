@@ -1,0 +1,160 @@
+"""Bugs found by the differential fuzzer (tests/fuzz_programs.py), each as the shortest program
+that shows it, written by hand from the generated program that found it.
+
+A bug still open is a strict xfail: it fails in the way its reason says, and turns into an
+unexpected pass (a failure of the suite) once fixed, so whoever fixes it removes the mark and the
+test stays as a regression test. ``raises`` pins the kind of failure: an AssertionError is a wrong
+value, anything else the exception the transform raises. The bugs fixed since they were found are
+plain tests here.
+"""
+import numpy as np
+import pytest
+
+import transpyle
+from gradcheck import ALL_BACKENDS, check_grad, check_jvp, check_vjp, uniform
+
+
+# ---- np.prod along an axis, at a zero element (fixed in fc62f92) -----------------------------------
+# Found as seeds 55, 29, 5010 and 5053 (numpy and numba): np.prod(..., axis=k) over a slice holding
+# a zero gave nan in grad, jvp and vjp: the rules divided the product by the element, 0 / 0. (np.prod
+# without axis was right.) The generated programs met it through x[:, None] - x[None, :], whose
+# diagonal is zero; here one element is zero where the derivative is not (d/dx1 = x0).
+def prod_rows(x):
+    return np.sum(np.prod(np.reshape(x, (2, 2)), axis=1))
+
+
+def _with_a_zero(rng):
+    x = uniform(rng, (4,), avoid=(0.0,))
+    x[1] = 0.0
+    return x
+
+
+@pytest.mark.parametrize("backend", ALL_BACKENDS)
+def test_prod_axis_grad_at_a_zero(backend, rng):
+    check_grad(prod_rows, (_with_a_zero(rng),), backend=backend)
+
+
+@pytest.mark.parametrize("backend", ALL_BACKENDS)
+def test_prod_axis_jvp_at_a_zero(backend, rng):
+    check_jvp(prod_rows, (_with_a_zero(rng),), 0, rng, backend=backend)
+
+
+@pytest.mark.parametrize("backend", ALL_BACKENDS)
+def test_prod_axis_vjp_at_a_zero(backend, rng):
+    check_vjp(prod_rows, (_with_a_zero(rng),), rng, backend=backend)
+
+
+# ---- vmap(grad) by array lifting: a slice write under a per-example mask (fixed in fc62f92) ---------
+# Found as seeds 35, 56, 5058 and 5140 (numpy, vmap_grad crash). In the adjoint of `a[0:2] = v`
+# under a batched test, the cotangent of the written slice was cleared with select_lanes(mask,
+# lanes(0.0), ba[:, 0:2]): the (B,) lanes of zeros broadcast against the (B, 2) slice along its
+# last axis, so with a batch of 2 the mask picked columns instead of examples (an example that did
+# not take the branch lost the slice's cotangent: a wrong value), and with other batch sizes NumPy
+# could not broadcast. An early return masks the statements after it the same way.
+def slice_write_in_a_branch(x):
+    a = x[0:3] * 1.0
+    if x[0] < 0.5:
+        a[0:2] = x[1:3] * 2.0
+    return np.sum(a * a)
+
+
+def column_write_after_an_early_return(x):
+    if x[0] > 0.5:
+        return x[1]
+    b = np.zeros((4, 2))
+    b[:, 1] = x[0:4]
+    return np.sum(b * b)
+
+
+def _grad_loop(f, batch):
+    g = transpyle.grad(f, backend="numpy")
+    return np.stack([g(x) for x in batch])
+
+
+def test_vmap_grad_slice_write_in_a_branch_two_examples():
+    batch = np.array([[0.0, 1.0, 2.0], [0.9, 3.0, 4.0]])      # the first takes the branch, the second not
+    got = transpyle.vmap(transpyle.grad(slice_write_in_a_branch), backend="numpy")(batch)
+    np.testing.assert_allclose(got, _grad_loop(slice_write_in_a_branch, batch), rtol=1e-12)
+
+
+def test_vmap_grad_slice_write_in_a_branch_three_examples():
+    batch = np.array([[0.0, 1.0, 2.0], [0.9, 3.0, 4.0], [0.2, 5.0, 6.0]])
+    got = transpyle.vmap(transpyle.grad(slice_write_in_a_branch), backend="numpy")(batch)
+    np.testing.assert_allclose(got, _grad_loop(slice_write_in_a_branch, batch), rtol=1e-12)
+
+
+def test_vmap_grad_column_write_after_an_early_return():
+    batch = np.array([[0.0, 1.0, 2.0, 3.0], [0.9, 3.0, 4.0, 5.0], [0.2, 5.0, 6.0, 7.0]])
+    got = transpyle.vmap(transpyle.grad(column_write_after_an_early_return), backend="numpy")(batch)
+    np.testing.assert_allclose(got, _grad_loop(column_write_after_an_early_return, batch), rtol=1e-12)
+
+
+def test_vmap_grad_slice_write_in_a_branch_by_loops():
+    """The same function by loop lifting (right all along)."""
+    batch = np.array([[0.0, 1.0, 2.0], [0.9, 3.0, 4.0], [0.2, 5.0, 6.0]])
+    got = transpyle.vmap(transpyle.grad(slice_write_in_a_branch), backend="numpy", strategy="loop")(batch)
+    np.testing.assert_allclose(got, _grad_loop(slice_write_in_a_branch, batch), rtol=1e-12)
+
+
+# ---- vmap(grad) by array lifting: slice reads before an element write, in a loop (fixed in d23d2fb) -
+# Found as seeds 5035, 5126 and 5144 (numpy, vmap_grad wrong). The element written after the slice
+# read lost the cotangent of every iteration but one; grad alone, the loop unrolled, and loop
+# lifting were right. Also with the array made afresh in each iteration.
+def slice_read_then_element_write_in_a_loop(x):
+    a = x * 1.0
+    s = 0.0
+    for i in range(2):
+        s = s + np.sum(a[1:] * a[1:])
+        a[1] = 0.0
+    return s
+
+
+def fresh_array_slice_read_then_element_write_in_a_loop(x):
+    s = 0.0
+    for i in range(2):
+        a = x * 1.0
+        s = s + np.sum(a[1:] * a[1:])
+        a[1] = 0.0
+    return s
+
+
+@pytest.mark.parametrize("f", [slice_read_then_element_write_in_a_loop,
+                               fresh_array_slice_read_then_element_write_in_a_loop])
+def test_vmap_grad_slice_read_then_element_write_in_a_loop(f):
+    batch = np.array([[0.1, 0.2, 0.3, 0.4], [0.5, -0.6, 0.7, 0.8], [-0.9, 1.0, 1.1, 1.2]])
+    got = transpyle.vmap(transpyle.grad(f), backend="numpy")(batch)
+    np.testing.assert_allclose(got, _grad_loop(f, batch), rtol=1e-12)
+
+
+@pytest.mark.parametrize("f", [slice_read_then_element_write_in_a_loop,
+                               fresh_array_slice_read_then_element_write_in_a_loop])
+def test_vmap_grad_slice_read_then_element_write_in_a_loop_by_loops(f):
+    batch = np.array([[0.1, 0.2, 0.3, 0.4], [0.5, -0.6, 0.7, 0.8], [-0.9, 1.0, 1.1, 1.2]])
+    got = transpyle.vmap(transpyle.grad(f), backend="numpy", strategy="loop")(batch)
+    np.testing.assert_allclose(got, _grad_loop(f, batch), rtol=1e-12)
+    check_grad(f, (batch[1],))
+
+
+# ---- a helper that calls another helper is refused as recursion -----------------------------------
+# Found as seed 48 (every mode refused): "'h2' calls itself; recursion is not supported" where h2
+# called h1. It depends on the names: resolve registers a helper under namer.fresh(its name); the
+# name step2 is taken (f reads it), so fresh strips the digits and counts from 1, and step2 is
+# registered as 'step1'; the call to step1 in its body then finds step2 again. With the names
+# twice/twice_via, or h0/h1, the same program is accepted.
+def step1(c):
+    return c * 2.0
+
+
+def step2(c):
+    return step1(c)
+
+
+def helper_calling_a_helper(x):
+    return step2(x[0]) * x[1]
+
+
+@pytest.mark.parametrize("backend", ALL_BACKENDS)
+@pytest.mark.xfail(strict=True, raises=transpyle.TranspileError,
+                   reason="a helper named like a fresh name of another (step1, step2) is taken for recursion")
+def test_helper_calling_a_helper(backend, rng):
+    check_grad(helper_calling_a_helper, (uniform(rng, (3,)),), backend=backend)
