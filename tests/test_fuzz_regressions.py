@@ -137,10 +137,10 @@ def test_vmap_grad_slice_read_then_element_write_in_a_loop_by_loops(f):
 
 # ---- a helper that calls another helper is refused as recursion -----------------------------------
 # Found as seed 48 (every mode refused): "'h2' calls itself; recursion is not supported" where h2
-# called h1. It depends on the names: resolve registers a helper under namer.fresh(its name); the
-# name step2 is taken (f reads it), so fresh strips the digits and counts from 1, and step2 is
-# registered as 'step1'; the call to step1 in its body then finds step2 again. With the names
-# twice/twice_via, or h0/h1, the same program is accepted.
+# called h1. It depended on the names: resolve registers a helper under namer.fresh(its name); the
+# name step2 was taken (f reads it), so fresh stripped the digits and counted from 1, and step2 was
+# registered as 'step1'; the call to step1 in its body then found step2 again. A user's name now
+# keeps its digits when made fresh ('step2_1').
 def step1(c):
     return c * 2.0
 
@@ -154,7 +154,5 @@ def helper_calling_a_helper(x):
 
 
 @pytest.mark.parametrize("backend", ALL_BACKENDS)
-@pytest.mark.xfail(strict=True, raises=transpyle.TranspileError,
-                   reason="a helper named like a fresh name of another (step1, step2) is taken for recursion")
 def test_helper_calling_a_helper(backend, rng):
     check_grad(helper_calling_a_helper, (uniform(rng, (3,)),), backend=backend)

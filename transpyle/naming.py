@@ -19,7 +19,9 @@ class Namer:
         if not base.startswith("_") and base not in self.taken:
             self.taken.add(base)
             return base
-        stem = re.sub(r"\d+$", "", base) or "_t"
+        # a user's name keeps its digits (the next 'step2' is 'step2_1', never 'step1', which may be another
+        # function of theirs); generated names count on from their stem ('_t3' -> '_t4')
+        stem = base + "_" if not base.startswith("_") and base[-1:].isdigit() else re.sub(r"\d+$", "", base) or "_t"
         n = self.counters.get(stem, 0)
         while True:
             n += 1
