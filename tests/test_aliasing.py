@@ -77,8 +77,6 @@ _FAILING = [
     ("imag_part_view", _ALL, REFUSED, unsupported("the attribute '.imag'")),
     ("base_write_seen_by_transpose", ("vmap_array",), REFUSED, lifted_view("np.transpose")),
     ("put_writes_target", _ALL, REFUSED, no_rule("np.put")),
-    ("overlap_assign_transpose", ("vmap_array",), REFUSED, lifted_view("np.transpose")),
-    ("overlap_iadd_transpose", ("vmap_array",), REFUSED, lifted_view("np.transpose")),
     ("found_rebind_to_other_rank_view", ("vmap_array",), REFUSED, lifted_view("np.reshape")),
     ("loop_view_across_iterations", _ALL, REFUSED, rebound_alias("v", "y")),
 ]

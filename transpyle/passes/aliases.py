@@ -104,10 +104,12 @@ class Aliases:
         self.written = {s.targets[0].value.id for s, _ in assigns if isinstance(s.targets[0], gast.Subscript)}
         self.view_of = {}                   # id(view statement) -> base name
         self.strided = _strided(assigns)
+        self.targets = {}                   # id(view statement) -> the name it binds
         for s, _ in assigns:
             base = self.base_of(s)
             if base is not None:
                 self.view_of[id(s)] = base
+                self.targets[id(s)] = s.targets[0].id
         # A move (``v = b`` with ``b`` read nowhere after) hands a buffer from one name to the next: the two
         # never name it at the same time, so ``v`` is no view to follow. The buffer is still one (a write
         # through ``v`` changes what ``b`` held), so the names stay in one class. A source that is itself
@@ -193,24 +195,47 @@ class Aliases:
         return out
 
     def written_after(self, s):
-        """Whether the buffer that the view statement ``s`` shares may be written once ``s`` has run:
-        a write that comes before it, outside any loop around both, cannot change what it sees."""
+        """Whether the buffer that the view statement ``s`` shares may be written while the view is in use:
+        through the view (or a view of it), or through another name before the last use of the view or of
+        a view made from it. A write
+        that comes before ``s`` (outside any loop around both), or after the view is dead, changes nothing
+        the view shows, and the view is then an ordinary value."""
         target = s.targets[0].id
         here = position(self.body, s)
+        through = self.derived(target)
         for w, _ in _assignments(self.body):
             t = w.targets[0]
             if not (isinstance(t, gast.Subscript) and isinstance(t.value, gast.Name) and
                     t.value.id in self.members(target)):
                 continue
-            there = position(self.body, w)
-            for d in range(min(len(here), len(there))):
-                if here[d][0] != there[d][0]:
-                    return True                     # other branches of one `if`: no order known here
-                if here[d][1] != there[d][1]:
-                    looped = any(isinstance(c, (gast.For, gast.While)) for _, _, c in here[:d])
-                    if looped or there[d][1] > here[d][1]:
-                        return True
-                    break
+            # the view is in use while it, or a view made from it, is read again
+            if self._may_follow(here, position(self.body, w)) and \
+                    (t.value.id in through or not all(dead_after(self.body, w, d) for d in through)):
+                return True
+        return False
+
+    def derived(self, v):
+        """``v`` and the views made from it, and from those, in turn."""
+        out = {v}
+        grown = True
+        while grown:
+            grown = False
+            for v_id, base in self.view_of.items():
+                made = self.targets[v_id]
+                if base in out and made not in out:
+                    out.add(made)
+                    grown = True
+        return out
+
+    @staticmethod
+    def _may_follow(here, there):
+        """Whether the statement at position ``there`` may run after the one at ``here`` (``places.position``)."""
+        for d in range(min(len(here), len(there))):
+            if here[d][0] != there[d][0]:
+                return True                     # other branches of one `if`: no order known here
+            if here[d][1] != there[d][1]:
+                looped = any(isinstance(c, (gast.For, gast.While)) for _, _, c in here[:d])
+                return looped or there[d][1] > here[d][1]
         return False
 
     def views(self):
