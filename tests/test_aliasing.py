@@ -188,3 +188,21 @@ def check_vmap(fn, make, backend, strategy, rng):
     assert_unchanged(before, args, "argument")
     assert np.shape(got) == (BATCH,), f"vmap returned shape {np.shape(got)}, expected ({BATCH},)"
     np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12, err_msg="vmap differs from a loop of NumPy")
+
+
+def _ported_update(x, v):
+    x = x.copy()
+    x_old = x                      # JAX code means a saved copy; NumPy makes it the same array
+    x += 0.5 * v
+    return np.sum(x_old * x)
+
+
+@pytest.mark.filterwarnings("always::UserWarning")
+def test_ported_alias_warns_at_the_users_line():
+    x, v = np.linspace(0.1, 1.0, 4), np.linspace(1.0, 2.0, 4)
+    with pytest.warns(UserWarning, match="'x_old = x' makes 'x_old' the same array as 'x'") as caught:
+        g = transpyle.grad(_ported_update, backend="numpy")(x, v)
+    hit = next(w for w in caught if "x_old" in str(w.message))
+    assert hit.filename == __file__ and "x_old = x" in open(__file__).read().splitlines()[hit.lineno - 1]
+    check_grad(_ported_update, (x, v), backend="numpy")     # NumPy's meaning: sum(x * x) after the update
+    assert g.shape == x.shape

@@ -297,18 +297,24 @@ class Aliases:
         """``x_old = x`` followed by ``x += ...`` is NumPy aliasing, not a saved copy (code written for
         immutable arrays): say so at the user's line."""
         own = {n.id for n in gast.walk(self.ctx.source.tree) if isinstance(n, gast.Name)}
-        for v, stmts in self.defs.items():
+        renamed = self.ctx.options.get("renamed", {})        # passes/rename: new name -> the user's
+        for new_v, stmts in self.defs.items():
             for s in stmts:
                 base = self.view_of.get(id(s))
-                if base is None or not isinstance(s.value, gast.Name) or not self.written_in_place(v):
+                v = renamed.get(new_v, new_v)
+                base = renamed.get(base, base)
+                if base is None or not isinstance(s.value, gast.Name) or not self.written_in_place(new_v):
                     continue
                 if not {v, base} <= own or getattr(s, "transpyle_binding", False):
                     continue            # names made by the transforms (helper parameters, temporaries)
-                where = f"{getattr(s, 'transpyle_file', None) or self.ctx.filename}:{getattr(s, 'lineno', '?')}"
-                warnings.warn(f"{where}: '{v} = {base}' makes '{v}' the same array as '{base}', and that "
-                              f"array is written in place later, so '{v}' sees the writes (NumPy's "
-                              f"meaning). For an independent value write '{v} = {base}.copy()', or "
-                              f"update with '{base} = {base} + ...' instead of '+='.", stacklevel=2)
+                filename = getattr(s, "transpyle_file", None) or self.ctx.filename
+                lineno = getattr(s, "lineno", None) or 0
+                # reported at the user's line, as Python reports its own warnings
+                warnings.warn_explicit(f"'{v} = {base}' makes '{v}' the same array as "
+                                       f"'{base}', and that array is written in place later, so '{v}' sees the "
+                                       f"writes (NumPy's meaning). For an independent value write '{v} = "
+                                       f"{base}.copy()', or update with '{base} = {base} + ...' instead of '+='.",
+                                       UserWarning, filename, lineno)
 
 
 def _strided(assigns):

@@ -59,6 +59,7 @@ def _rename_block(stmts, defined, is_loop, counts, ctx, keep):
             s.targets[0].id = new               # the value is still the old name's (normal form: it never reads it)
             for t in stmts[k + 1:]:
                 substitute(t, {v: new})
+            ctx.options.setdefault("renamed", {})[new] = ctx.options.get("renamed", {}).get(v, v)
             counts[new] = _count(stmts[k:], new)
             counts[v] -= counts[new]
             v = new
