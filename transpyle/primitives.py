@@ -73,3 +73,20 @@ def holds_tapes(tree):
     """Whether ``tree`` calls the tape primitives (those batched by a ``rules.Tape`` rule): reverse-mode code."""
     return any(isinstance(n, gast.Call) and isinstance(getattr(lookup(n)[0], "batch", None), rules.Tape)
                for n in gast.walk(tree))
+
+
+def tape_names(tree):
+    """Names that hold tapes: results of the tape primitives, and names they are handed to. Array lifting
+    decides per name whether a tape has a row per lane, and a tape takes no masked update."""
+    assigned = [s for s in gast.walk(tree) if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)]
+    out = set()
+    grown = True
+    while grown:
+        grown = False
+        for s in assigned:
+            prim = lookup(s.value)[0] if isinstance(s.value, gast.Call) else None
+            if s.targets[0].id not in out and (isinstance(getattr(prim, "batch", None), rules.Tape) or
+                                               isinstance(s.value, gast.Name) and s.value.id in out):
+                out.add(s.targets[0].id)
+                grown = True
+    return out

@@ -10,6 +10,7 @@ import gast
 from ..kinds import Kind
 from ..primitives import lookup
 from .aliases import Aliases
+from .places import assignments
 
 
 def dependencies(stmt):
@@ -38,17 +39,6 @@ def dependencies(stmt):
         elif isinstance(node, (gast.Tuple, gast.List)):
             deps.extend(e.id for e in node.elts if isinstance(e, gast.Name))
     return target.id, deps
-
-
-def assignments(stmts):
-    for s in stmts:
-        if isinstance(s, gast.Assign):
-            yield s
-        elif isinstance(s, (gast.For, gast.While)):
-            yield from assignments(s.body)
-        elif isinstance(s, gast.If):
-            yield from assignments(s.body)
-            yield from assignments(s.orelse)
 
 
 def output_names(ret):

@@ -27,7 +27,7 @@ import gast
 from ..ast_utils import expr_source, loaded_names, name
 from ..kinds import Kind
 from ..primitives import lookup
-from .places import block_of, dead_after, mentioned, mentioned_in, position, rebound_by, used_outside
+from .places import assignments, block_of, dead_after, mentioned, mentioned_in, position, rebound_by, used_outside
 
 #: attribute normalize sets on the assignment that ends an augmented assignment ``a op= b``
 IN_PLACE_ATTR = "transpyle_in_place"
@@ -51,18 +51,6 @@ def lower_in_place(tree, ctx):
         shared.views()
         shared.warn_ported_aliases()
     return tree
-
-
-def _assignments(stmts, loops=()):
-    """(statement, enclosing loops) for every assignment in ``stmts``."""
-    for s in stmts:
-        if isinstance(s, gast.Assign):
-            yield s, loops
-        elif isinstance(s, (gast.For, gast.While)):
-            yield from _assignments(s.body, loops + (s,))
-        elif isinstance(s, gast.If):
-            yield from _assignments(s.body, loops)
-            yield from _assignments(s.orelse, loops)
 
 
 class _Classes:
@@ -93,19 +81,17 @@ class Aliases:
         for n in gast.walk(gast.Module(body=body, type_ignores=[])):
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
                 self.reads[n.id] = self.reads.get(n.id, 0) + 1
-        assigns = list(_assignments(body))
+        assigns = list(assignments(body))
         self.defs = {}                      # name -> its assignments (to the name itself)
-        self.loops_of = {}                  # id(assignment) -> enclosing loops
-        for s, loops in assigns:
+        for s in assigns:
             t = s.targets[0]
             if isinstance(t, gast.Name):
                 self.defs.setdefault(t.id, []).append(s)
-            self.loops_of[id(s)] = loops
-        self.written = {s.targets[0].value.id for s, _ in assigns if isinstance(s.targets[0], gast.Subscript)}
+        self.written = {s.targets[0].value.id for s in assigns if isinstance(s.targets[0], gast.Subscript)}
         self.view_of = {}                   # id(view statement) -> base name
         self.strided = _strided(assigns)
         self.targets = {}                   # id(view statement) -> the name it binds
-        for s, _ in assigns:
+        for s in assigns:
             base = self.base_of(s)
             if base is not None:
                 self.view_of[id(s)] = base
@@ -114,7 +100,7 @@ class Aliases:
         # never name it at the same time, so ``v`` is no view to follow. The buffer is still one (a write
         # through ``v`` changes what ``b`` held), so the names stay in one class. A source that is itself
         # a view of a live array shares more than it hands over: those copies are not moves.
-        moves = {id(s): s for s, _ in assigns if id(s) in self.view_of and isinstance(s.value, gast.Name)
+        moves = {id(s): s for s in assigns if id(s) in self.view_of and isinstance(s.value, gast.Name)
                  and dead_after(body, s, s.value.id)}
         shrinking = True
         while shrinking:
@@ -124,7 +110,7 @@ class Aliases:
                     del moves[key]
                     shrinking = True
         self.classes = _Classes()
-        for s, _ in assigns:
+        for s in assigns:
             base = self.view_of.get(id(s))
             if base is not None:
                 self.classes.union(s.targets[0].id, base)
@@ -203,7 +189,7 @@ class Aliases:
         target = s.targets[0].id
         here = position(self.body, s)
         through = self.derived(target)
-        for w, _ in _assignments(self.body):
+        for w in assignments(self.body):
             t = w.targets[0]
             if not (isinstance(t, gast.Subscript) and isinstance(t.value, gast.Name) and
                     t.value.id in self.members(target)):
@@ -337,7 +323,7 @@ def _strided(assigns):
     grown = True
     while grown:
         grown = False
-        for s, _ in assigns:
+        for s in assigns:
             t, value = s.targets[0], s.value
             if not isinstance(t, gast.Name) or t.id in out:
                 continue

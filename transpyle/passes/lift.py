@@ -34,7 +34,7 @@ import gast
 from .. import rules
 from ..ast_utils import assign, const, name, parse_expr, substitute
 from ..kinds import Kind
-from ..primitives import lookup
+from ..primitives import lookup, tape_names
 from . import layout
 from .aliases import Aliases
 from .infer import operand_kinds, template_names
@@ -103,17 +103,8 @@ class Lifter:
                 if shared.written_in_place(v):
                     for m in sorted(shared.members(v)):
                         grown |= self._mark(m)
-        # tapes (results of the tape helpers, and names for them) take no masked update: see rules.Tape
-        assigned = [s for s in gast.walk(self.tree) if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)]
-        while True:
-            before = len(self.tapes)
-            for s in assigned:
-                prim, _ = lookup(s.value) if not isinstance(s.value, gast.Name) else (None, None)
-                if prim is not None and isinstance(prim.batch, rules.Tape) or \
-                        isinstance(s.value, gast.Name) and s.value.id in self.tapes:
-                    self.tapes.add(s.targets[0].id)
-            if len(self.tapes) == before:
-                break
+        # tapes take no masked update: see rules.Tape
+        self.tapes = tape_names(self.tree)
 
     def _mark(self, var):
         if var in self.batched:

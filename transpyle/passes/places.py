@@ -129,3 +129,15 @@ def position(stmts, s):
                 if inner is not None:
                     return [(id(stmts), i, t)] + inner
     return None
+
+
+def assignments(stmts):
+    """Every assignment in ``stmts``, nested blocks included, in order."""
+    for s in stmts:
+        if isinstance(s, gast.Assign):
+            yield s
+        elif isinstance(s, (gast.For, gast.While)):
+            yield from assignments(s.body)
+        elif isinstance(s, gast.If):
+            yield from assignments(s.body)
+            yield from assignments(s.orelse)

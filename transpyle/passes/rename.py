@@ -10,9 +10,8 @@ redefinitions: on an array they write into its buffer.
 """
 import gast
 
-from .. import rules
 from ..ast_utils import loaded_names, substitute
-from ..primitives import lookup
+from ..primitives import tape_names
 from .aliases import IN_PLACE_ATTR
 
 
@@ -29,23 +28,6 @@ def _carried(stmts, v):
         assigns = isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and s.targets[0].id == v
         return not assigns or v in loaded_names(s.value)
     return False
-
-
-def _tapes(tree):
-    """Names that hold tapes (results of the tape helpers, and names they are handed to): array lifting
-    decides per name whether a tape has a row per lane, so a tape keeps its name through ``rt.reserve``."""
-    assigns = [s for s in gast.walk(tree) if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)]
-    out = set()
-    grown = True
-    while grown:
-        grown = False
-        for s in assigns:
-            prim = lookup(s.value)[0] if isinstance(s.value, gast.Call) else None
-            if s.targets[0].id not in out and (isinstance(getattr(prim, "batch", None), rules.Tape) or
-                                               isinstance(s.value, gast.Name) and s.value.id in out):
-                out.add(s.targets[0].id)
-                grown = True
-    return out
 
 
 def _rename_block(stmts, defined, is_loop, counts, ctx, keep):
@@ -84,7 +66,7 @@ def run(tree, ctx):
     its names are already what its transform needs."""
     if ctx.options.get("generated"):
         return tree
-    keep = _tapes(tree)
+    keep = tape_names(tree)     # array lifting decides per name whether a tape has a row per lane
     counts = {}
     for n in gast.walk(gast.Module(body=tree.body, type_ignores=[])):
         if isinstance(n, gast.Name):
