@@ -20,6 +20,7 @@ from ..context import DeferredCall
 from ..custom import CustomRule
 from ..rules.common import StaticError
 from ..rules.matrices import composite, multi_output
+from ..rules.rewrites import call_rewrite, subscript_rewrite
 from ..rules.writes import writer_of
 from ..source import FunctionSource, is_user_function, read_function
 
@@ -276,6 +277,18 @@ class _Resolver(gast.NodeTransformer):
         raise self.ctx.error(node, f"'{node.id}' ({type(obj).__name__}) cannot be used as a value here",
                              hint="only numbers, arrays and calls are supported as values")
 
+    def visit_Subscript(self, node):
+        # a library object indexed like an array (np.mgrid[0:3, 0:4]): written with primitives
+        if self._is_global_chain(node.value) and isinstance(node.ctx, gast.Load):
+            builder = subscript_rewrite(self._lookup(node.value)[1])
+            if builder is not None:
+                node.slice = self.visit(node.slice)
+                try:
+                    return gast.copy_location(builder(node), node)
+                except StaticError as exc:
+                    raise self.ctx.error(node, str(exc), hint=exc.hint or "see docs/subset.md") from None
+        return self.generic_visit(node)
+
     def visit_Attribute(self, node):
         chain = dotted(node)
         if chain is not None and chain.split(".")[0] not in self.locals:
@@ -333,12 +346,12 @@ class _Resolver(gast.NodeTransformer):
         if writer is not None:           # a write into an argument: spelled out by normalize
             node.func = parse_expr(writer.spelling)
             return node
-        builder = composite(obj)
+        builder = composite(obj) or call_rewrite(obj)
         if builder is not None:
             try:
                 written = builder(node)
             except StaticError as exc:
-                raise self.ctx.error(node, str(exc), hint="see docs/subset.md") from None
+                raise self.ctx.error(node, str(exc), hint=exc.hint or "see docs/subset.md") from None
             if written is not None:      # already in canonical spellings, over resolved arguments
                 return gast.copy_location(written, node)
         parts = multi_output(obj)

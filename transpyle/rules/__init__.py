@@ -180,4 +180,4 @@ def bind(prim, args, keywords):
 
 
 # the families register themselves on import
-from . import elementwise, reductions, linalg, arrays, generated, random, matrices, collectives  # noqa: E402,F401
+from . import elementwise, reductions, linalg, arrays, generated, random, matrices, collectives, ufunc_methods, statistics, grids  # noqa: E402,F401
