@@ -17,7 +17,8 @@ from .infer import operand_kinds
 def _statement(s, ctx):
     """``s`` with its call lowered: a list of statements."""
     value = s.value
-    if not isinstance(value, gast.Call) or not isinstance(s.targets[0], gast.Name):
+    # operators too: `a @ b` is lowered as np.matmul(a, b) is
+    if not isinstance(value, (gast.Call, gast.BinOp)) or not isinstance(s.targets[0], gast.Name):
         return [s]
     prim, bound = lookup(value)
     if prim is None:

@@ -1,10 +1,19 @@
-"""Products and transposes: np.dot, @, np.outer, .T / np.transpose.
+"""Products and transposes: np.dot, @ / np.matmul, np.outer, .T / np.transpose.
 
 The adjoint of a product depends on the operands' ranks; each case is the textbook rule
 (for C = A @ B: bA = g @ B.T, bB = A.T @ g).
+
+``@`` follows NumPy's matmul for operands of any rank: stacks of matrices, the leading (batch)
+dimensions broadcast against each other, a 1-D operand read as one row (left) or one column (right)
+whose dimension the result drops. Numba's own ``@`` multiplies only 1-D and 2-D arrays of one float
+dtype; every other product is lowered to ``rt.matmul`` (runtime/products.py), whose rules are written
+with itself: bA = unbroadcast(g @ swap(B), A), bB = unbroadcast(swap(A) @ g, B), swap exchanging the
+last two axes and unbroadcast summing over the batch dimensions an operand was broadcast along.
 """
 import numpy as np
 
+from .. import runtime as rt
+from ..ast_utils import template_expr
 from ..kinds import promote
 from . import LINEAR, define
 from .common import StaticError
@@ -61,7 +70,94 @@ def _dot_batch(batched, k, s):
 
 
 define("np.dot", [np.dot], "a, b", _dot_kind, _dot_vjp, jvp=_dot_jvp, batch=_dot_batch)
-define("MatMult", [np.matmul], "a, b", _dot_kind, _dot_vjp, jvp=_dot_jvp, batch=_dot_batch)
+
 define("np.outer", [np.outer], "a, b", lambda k, s: promote(k["a"], k["b"]).with_ndim(2),
        {"a": "np.dot(g, b)", "b": "np.dot(a, g)"}, jvp={"a": "np.outer(t, b)", "b": "np.outer(a, t)"})
 define("np.transpose", [np.transpose], "x", lambda k, s: k["x"], {"x": "np.transpose(g)"}, jvp=LINEAR, view="x")
+
+
+# ---- @ / np.matmul with NumPy's semantics for every rank --------------------------------------------
+def _matmul_kind(k, s):
+    a, b = k["a"], k["b"]
+    if a.ndim == 0 or b.ndim == 0:
+        raise StaticError("matmul of a scalar: NumPy's @ needs operands of rank 1 or more",
+                          hint="multiply by a scalar with *")
+    if a.ndim == 1 or b.ndim == 1:          # a 1-D operand's own dimension is contracted and dropped
+        return promote(a, b).with_ndim(a.ndim + b.ndim - 2)
+    return promote(a, b).with_ndim(max(a.ndim, b.ndim))
+
+
+def _matmul_vjp(k, s):
+    """A 1-D a is the row (1, k) and a 1-D b the column (k, 1): their adjoints are the 2-D ones with g given
+    that axis back, un-broadcast (summed over the batch) to the operand; outer products are elementwise."""
+    ra, rb = k["a"].ndim, k["b"].ndim
+    if ra == 1 and rb == 1:
+        return {"a": "g * b", "b": "g * a"}
+    if ra == 1:
+        return {"a": "rt.unbroadcast(rt.matmul(np.expand_dims(g, -2), np.swapaxes(b, -1, -2)), a)",
+                "b": "rt.unbroadcast(np.expand_dims(a, -1) * np.expand_dims(g, -2), b)"}
+    if rb == 1:
+        return {"a": "rt.unbroadcast(np.expand_dims(g, -1) * b, a)",
+                "b": "rt.unbroadcast(rt.matmul(np.expand_dims(g, -2), a), b)"}
+    return {"a": "rt.unbroadcast(rt.matmul(g, np.swapaxes(b, -1, -2)), a)",
+            "b": "rt.unbroadcast(rt.matmul(np.swapaxes(a, -1, -2), g), b)"}
+
+
+_MATMUL_JVP = {"a": "rt.matmul(t, b)", "b": "rt.matmul(a, t)"}       # bilinear
+
+# both operands vectors: (batched a, batched b) -> the product of each lane
+_MATMUL_VECTORS = {(True, True): "rt.sum_axis(a * b, 1, False)", (True, False): "rt.matmul(a, b)",
+                   (False, True): "rt.matmul(b, a)"}
+
+
+def _matmul_batch(batched, k, s):
+    """The batched product is one matmul: the batch axis becomes the first batch dimension. A batched operand
+    gets length-1 dimensions after it up to the result's batch rank (so the batch axis lines up with the other
+    operand's batch dimensions, aligned from the right); a batched 1-D operand becomes a row (column) stack
+    whose length-1 axis is summed away afterwards. An unbatched operand broadcasts as it is."""
+    ra, rb = k["a"].ndim, k["b"].ndim
+    if ra == 0 or rb == 0:
+        return None
+    if ra == 1 and rb == 1:
+        return _MATMUL_VECTORS[(batched["a"], batched["b"])]
+    depth = max(ra, rb) - 2                   # batch dimensions of one example's result
+
+    def lined_up(p, rank, vector_axis):
+        if not batched[p]:
+            return p, False
+        text = f"np.expand_dims({p}, {vector_axis})" if rank == 1 else p
+        for _ in range(depth - (max(rank, 2) - 2)):
+            text = f"np.expand_dims({text}, 1)"
+        return text, rank == 1
+
+    a, row = lined_up("a", ra, 1)
+    b, column = lined_up("b", rb, 2)
+    product = f"rt.matmul({a}, {b})"
+    if row or column:                         # drop the length-1 row (column) axis of the vector
+        return f"rt.sum_axis({product}, {1 + depth + column}, False)"
+    return product
+
+
+def _matmul_lower(statics, kinds, operands):
+    """Numba's @ where it applies (1-D and 2-D operands of one float dtype), rt.matmul everywhere else."""
+    a, b = kinds["a"], kinds["b"]
+    native = a.ndim <= 2 and b.ndim <= 2 and a.dtype == b.dtype and a.is_float
+    return template_expr("a @ b" if native else "rt.matmul(a, b)", a=operands["a"], b=operands["b"])
+
+
+def _stays_2d(rule, general):
+    """A rule of ``@`` as Numba runs it (operands of rank 2 at most) where that has one, else the general one."""
+    def pick(*args):
+        k = args[-2]
+        if k["a"].ndim <= 2 and k["b"].ndim <= 2:
+            found = rule(*args)
+            if found is not None:
+                return found
+        return general(*args)
+    return pick
+
+
+define("MatMult", [np.matmul], "a, b", _matmul_kind, _stays_2d(_dot_vjp, _matmul_vjp),
+       jvp=_stays_2d(_dot_jvp, lambda k, s: _MATMUL_JVP), batch=_stays_2d(_dot_batch, _matmul_batch),
+       lower=_matmul_lower)
+define("rt.matmul", [rt.matmul], "a, b", _matmul_kind, _matmul_vjp, jvp=_MATMUL_JVP, batch=_matmul_batch)
