@@ -3,7 +3,8 @@ un-broadcasting, reductions along an axis), ``random_bits`` (the counter-based g
 ``transpyle.random``), ``linalg`` (parts of multi-output factorizations, matrix norms, triangular
 solves, adjoints that need a factorization), ``products`` (``a @ b`` for any ranks and dtypes), ``batching`` (broadcasts, masked updates and tapes of
 array-lifted batched code); ``collectives`` holds the markers of pmap's collectives (``rt.psum``),
-which pmap itself carries out and no compiled code calls.
+which pmap itself carries out and no compiled code calls; ``scans`` (NumPy's ufunc methods:
+accumulate, outer, at) and ``binning`` (histograms, the shape of a covariance).
 
 The modules import only numpy and numba, and not each other, so ``transpyle compile`` can copy the
 ones a generated module calls into it: compiled modules run without transpyle installed.
@@ -13,8 +14,10 @@ from .random_bits import *  # noqa: F401,F403
 from .linalg import *  # noqa: F401,F403
 from .products import *  # noqa: F401,F403
 from .batching import *  # noqa: F401,F403
+from .scans import *  # noqa: F401,F403
+from .binning import *  # noqa: F401,F403
 from .collectives import *  # noqa: F401,F403  (markers only: not in MODULES, never compiled)
-from . import batching, core, linalg, products, random_bits  # noqa: F401
+from . import batching, binning, core, linalg, products, random_bits, scans  # noqa: F401
 
 #: the modules, in the order a compiled module holds them
-MODULES = (core, random_bits, linalg, products, batching)
+MODULES = (core, random_bits, linalg, products, batching, scans, binning)
