@@ -98,10 +98,8 @@ def _outer_left_vjp(k, s):
 
 
 def _outer_left_lanes(batched, kinds, statics):
-    if not kinds["a"].ndim:
-        return "a"
     ones = "(" + "1, " * kinds["b"].ndim + ")"
-    reshaped = f"np.ascontiguousarray(a).reshape(a.shape + {ones})"
+    reshaped = f"np.ascontiguousarray(a).reshape(a.shape + {ones})" if kinds["a"].ndim else "a"
     return reshaped if batched["a"] else f"rt.lanes({reshaped}, _B)"
 
 
