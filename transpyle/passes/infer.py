@@ -10,6 +10,7 @@ from ..context import DeferredCall, NeedKinds
 from ..kinds import BOOL, FLOAT, INT, Kind, TupleKind, promote
 from ..primitives import is_shape_expr, lookup
 from ..rules.common import StaticError
+from .dtypes import DtypeNames
 
 
 class KindMap(dict):
@@ -42,12 +43,16 @@ class _Infer:
         self.ctx = ctx
         self.kinds = dict(ctx.arg_kinds)
         self.changed = False
+        self.dtypes = DtypeNames(ctx, self.expr_kind)
 
     def expr_kind(self, node):
         """Kind of an atom, shape fact or index expression."""
         if isinstance(node, gast.Constant):
             return constant_kind(node.value)
         if isinstance(node, gast.Name):
+            if node.id in self.dtypes.held:
+                raise self.ctx.error(node, f"'{node.id}' holds a dtype, which is not a value here",
+                                     hint="pass it as the dtype of a constructor, astype or asarray")
             if node.id not in self.kinds:
                 raise self.ctx.error(node, f"'{node.id}' is used before it is assigned",
                                      hint="assign it before the first use (also before loops and branches)")
@@ -116,9 +121,12 @@ class _Infer:
             return TupleKind(tuple(self.expr_kind(e) for e in rhs.elts))
         if isinstance(rhs, gast.UnaryOp) and isinstance(rhs.operand, gast.Constant):
             return self.expr_kind(rhs)
+        if self.dtypes.compared(rhs, stmt) is not None:
+            return BOOL
         prim, bound = lookup(rhs)
         if prim is None:
             raise self.ctx.error(stmt, bound, hint="see docs/subset.md")
+        bound = {p: self.dtypes.concrete(node) for p, node in bound.items()}     # x.dtype: its kind's dtype
         kinds = {}
         for p, node in bound.items():
             if p == "index":
@@ -166,7 +174,9 @@ class _Infer:
                 raise NeedKinds(s.value.func.id, tuple(self.expr_kind(a) for a in s.value.args))
             if isinstance(s, gast.Assign):
                 t = s.targets[0]
-                if isinstance(t, gast.Name):
+                if isinstance(t, gast.Name) and self.dtypes.refers(s.value):
+                    self.dtypes.record(t.id, s.value, s)
+                elif isinstance(t, gast.Name):
                     self.set(t.id, self.rhs_kind(s.value, s), s)
                 else:
                     base = self.expr_kind(t.value)
@@ -203,6 +213,7 @@ class _Infer:
 def run(tree, ctx):
     inf = _Infer(ctx)
     inf.block(tree.body)
+    tree.body = inf.dtypes.rewrite(tree.body)
     ctx.kinds = inf.kinds
     ctx.expr_kind = inf.expr_kind
     return tree

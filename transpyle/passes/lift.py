@@ -295,6 +295,12 @@ class Lifter:
 
     def reduction(self, prim, bound, rule):
         x, axis, keep = bound["x"], bound["axis"], bound["keepdims"]
+        if isinstance(axis, gast.Tuple) and isinstance(keep, gast.Constant) and \
+                all(isinstance(a, gast.Constant) and isinstance(a.value, int) for a in axis.elts):
+            # a tuple of axes shifts past the batch axis
+            shifted = gast.Tuple(elts=[const(a.value + 1 if a.value >= 0 else a.value) for a in axis.elts],
+                                 ctx=gast.Load())
+            return _call(f"rt.{rule.helper}", x, shifted, const(bool(keep.value)))
         if not (isinstance(axis, gast.Constant) and isinstance(keep, gast.Constant)) or self.is_batched(axis):
             return None
         helper = f"rt.{rule.helper}"

@@ -15,6 +15,7 @@ import gast
 from ..ast_utils import (all_names, assign, const, loaded_names, name, parse_expr, parse_stmts, stored_names,
                          substitute, template_expr)
 from ..rules import writes
+from ..rules.common import is_dtype_expr
 from .aliases import IN_PLACE_ATTR
 from .resolve import AT_UPDATES, ENCLOSING_ATTR, at_update
 from ..primitives import is_atom, is_shape_expr, lookup
@@ -129,6 +130,8 @@ class _Normalizer:
             return gast.Tuple(elts=node.elts, ctx=gast.Load()), None
         if isinstance(node, gast.Call):
             return self.call(node, out), None
+        if is_dtype_expr(node):
+            return node, None     # x.dtype, np.float32: written out once kinds are known (passes/dtypes)
         if isinstance(node, gast.Attribute):
             raise self.ctx.error(node, f"the attribute '.{node.attr}' is not supported here")
         if isinstance(node, gast.Lambda):

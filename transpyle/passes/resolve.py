@@ -43,7 +43,7 @@ _UNSUPPORTED_STATEMENTS = {
 _METHODS = {"copy": "np.copy", "sum": "np.sum", "mean": "np.mean", "prod": "np.prod", "max": "np.max",
             "min": "np.min", "ravel": "np.ravel", "flatten": "np.ravel", "dot": "np.dot",
             "transpose": "np.transpose", "reshape": "np.reshape", "fill": "np.copyto",
-            "swapaxes": "np.swapaxes"}
+            "swapaxes": "np.swapaxes", "astype": "rt.astype"}
 
 _SPELLING = None
 
@@ -59,8 +59,9 @@ def _spellings():
         for prefix, module in (("np.linalg.", np.linalg), ("np.", np), ("math.", math), ("rt.", runtime)):
             for attr in dir(module):
                 obj = getattr(module, attr)
-                if rules.by_object(obj) is not None:
-                    table.setdefault(id(obj), (obj, prefix + attr))
+                prim = rules.by_object(obj)
+                if prim is not None:    # a class (np.ndarray) is spelled as the function it is (np.empty)
+                    table.setdefault(id(obj), (obj, prim.key if isinstance(obj, type) else prefix + attr))
         for attr in dir(cmath):       # cmath functions are written as the np.* primitive they are
             prim = rules.by_object(getattr(cmath, attr))
             if prim is not None:
@@ -303,10 +304,10 @@ class _Resolver(gast.NodeTransformer):
         node.value = self.visit(node.value)
         if node.attr == "T":
             return gast.Call(func=parse_expr("np.transpose"), args=[node.value], keywords=[])
-        if node.attr in ("shape", "size", "ndim", "real", "imag"):
+        if node.attr in ("shape", "size", "ndim", "real", "imag", "dtype"):
             return node
         raise self.ctx.error(node, f"the attribute '.{node.attr}' is not supported",
-                             hint="supported array attributes: .shape .size .ndim .T")
+                             hint="supported array attributes: .shape .size .ndim .dtype .T")
 
     def visit_Call(self, node):
         node.args = [self.visit(a) for a in node.args]

@@ -9,6 +9,7 @@ import numpy as np
 from ..kinds import INT, Kind, TupleKind
 from . import LANEWISE, LINEAR, SHAPE, define
 from .common import StaticError, const_value, dtype_of, shape_rank
+from .conversions import converted, lower_conversion
 
 
 # ---- indexing ---------------------------------------------------------------------------------
@@ -44,9 +45,11 @@ def _setitem_vjp(k, s):
 define("setitem", [], "x, index, v", lambda k, s: k["x"], _setitem_vjp, diff=("v", "x"), broadcasts=True)
 
 # ---- copies and reshapes ---------------------------------------------------------------------
-define("np.copy", [np.copy, np.array], "x", lambda k, s: k["x"], {"x": "g"}, jvp=LINEAR, batch=LANEWISE)
+define("np.copy", [np.copy, np.array], "x, dtype=None", converted, {"x": "g"}, diff=("x",), jvp=LINEAR,
+       batch=LANEWISE, lower=lower_conversion("np.copy"))
 # the array itself where it already is one (a view, in the aliasing model: writes reach the argument)
-define("np.asarray", [np.asarray], "x", lambda k, s: k["x"], {"x": "g"}, jvp=LINEAR, batch=LANEWISE, view="x")
+define("np.asarray", [np.asarray], "x, dtype=None", converted, {"x": "g"}, diff=("x",), jvp=LINEAR, batch=LANEWISE,
+       view="x", lower=lower_conversion("np.asarray"))
 define("np.ascontiguousarray", [np.ascontiguousarray], "x", lambda k, s: k["x"], {"x": "g"}, jvp=LINEAR,
        batch=LANEWISE, view="x")
 define("float", [float], "x", lambda k, s: Kind("float64"), {"x": "g"}, jvp=LINEAR,
@@ -189,7 +192,7 @@ def _like(k, s):
 
 define("np.zeros", [np.zeros], "shape, dtype=None", _made("shape"))
 define("np.ones", [np.ones], "shape, dtype=None", _made("shape"))
-define("np.empty", [np.empty], "shape, dtype=None", _made("shape"))
+define("np.empty", [np.empty, np.ndarray], "shape, dtype=None", _made("shape"))
 define("np.full", [np.full], "shape, fill_value, dtype=None",
        lambda k, s: _made("shape")(k, s) if s["dtype"].value is not None
        else k["fill_value"].with_ndim(_made("shape")(k, s).ndim),

@@ -93,6 +93,24 @@ define("rt.prod_others_axis_jvp", [rt.prod_others_axis_jvp], "x, v, axis", eleme
        {"v": "rt.prod_others_axis_jvp(x, g, axis)"}, diff=("x", "v"), jvp={"v": "rt.prod_others_axis_jvp(x, t, axis)"},
        batch=lambda b, k, s: None if b["axis"] or not (b["x"] and b["v"]) else
        "rt.prod_others_axis_jvp(x, v, axis + 1)")
+def _shifted_axes(helper, *lanes):
+    """The batching rule of a helper along a tuple of axes (sorted, non-negative) when ``lanes`` are
+    batched: a batch axis in front shifts each axis by one."""
+    def rule(batched, kinds, statics):
+        if not all(batched[p] for p in lanes):
+            return None
+        shifted = tuple(a + 1 for a in const_value(statics["axes"], "axes"))
+        return f"{helper}({', '.join(lanes)}, {shifted!r})"
+    return rule
+
+
+# along a tuple of axes: the same per slice (a default, so that normalize keeps the tuple as written)
+define("rt.prod_others_axes", [rt.prod_others_axes], "x, axes=()", same("x"),
+       {"x": "rt.prod_others_axes_jvp(x, g, axes)"}, diff=("x",), jvp={"x": "rt.prod_others_axes_jvp(x, t, axes)"},
+       batch=_shifted_axes("rt.prod_others_axes", "x"))
+define("rt.prod_others_axes_jvp", [rt.prod_others_axes_jvp], "x, v, axes=()", elementwise("x", "v"),
+       {"v": "rt.prod_others_axes_jvp(x, g, axes)"}, diff=("x", "v"), jvp={"v": "rt.prod_others_axes_jvp(x, t, axes)"},
+       batch=_shifted_axes("rt.prod_others_axes_jvp", "x", "v"))
 define("rt.prod_others_jvp", [rt.prod_others_jvp], "x, v", elementwise("x", "v"), {"v": "rt.prod_others_jvp(x, g)"},
        diff=("x", "v"), jvp={"v": "rt.prod_others_jvp(x, t)"}, batch=_on_lanes("rt.prod_others_jvp_lanes", "x", "v"))
 

@@ -1,10 +1,11 @@
 """Reductions: sum, mean, prod, max, min (with ``axis`` and ``keepdims``); norms are in ``matrices``.
 
-The cotangent of a reduction is spread back over the reduced axis: ``expand(g)`` below
-re-inserts that axis (``np.expand_dims``) unless ``keepdims`` kept it, after which NumPy
-broadcasting does the rest. max/min split the cotangent evenly among tied maxima, as JAX does.
-Reductions with an axis or keepdims are emitted as calls to the run-time helpers, which have
-NumPy's semantics on both backends.
+The cotangent of a reduction is spread back over the reduced axes: ``expand(g)`` below
+re-inserts them (``np.expand_dims``, one axis at a time, in increasing order) unless ``keepdims``
+kept them, after which NumPy broadcasting does the rest. max/min split the cotangent evenly among
+tied maxima, as JAX does. Reductions with an axis or keepdims are emitted as calls to the run-time
+helpers, which have NumPy's semantics on both backends. ``axis`` is an int or a tuple of ints
+(``common.axis_of`` normalises it: a tuple of one axis is that axis, of every axis None).
 """
 import numpy as np
 
@@ -18,16 +19,19 @@ def _expand(kinds, statics, what):
     axis = axis_of(statics, kinds)
     if axis is None or const_value(statics["keepdims"]):
         return what
-    return f"np.expand_dims({what}, {axis})"
+    for a in axis if isinstance(axis, tuple) else (axis,):
+        what = f"np.expand_dims({what}, {a})"
+    return what
 
 
-def _lower(helper):
-    """Emit ``rt.<helper>(x, axis, keepdims)`` when an axis or keepdims is given."""
+def _lower(helper, whole):
+    """Emit ``rt.<helper>(x, axis, keepdims)`` when an axis or keepdims is given; ``whole(x)`` (the NumPy
+    function) for a tuple of every axis without keepdims."""
     def lower(statics, kinds, operands):
         axis = axis_of(statics, kinds)
         keep = const_value(statics["keepdims"])
         if axis is None and not keep:
-            return None
+            return None if const_value(statics["axis"]) is None else template_expr(f"{whole}(x)", x=operands["x"])
         return template_expr(f"rt.{helper}(x, {axis!r}, {keep!r})", x=operands["x"])
     return lower
 
@@ -38,7 +42,8 @@ def _sum_vjp(k, s):
 
 def _mean_vjp(k, s):
     axis = axis_of(s, k)
-    count = "x.size" if axis is None else f"x.shape[{axis}]"
+    count = "x.size" if axis is None else f"x.shape[{axis}]" if isinstance(axis, int) else \
+        "(" + " * ".join(f"x.shape[{a}]" for a in axis) + ")" if axis else "1"
     return {"x": f"{_expand(k, s, 'g')} / {count}"}
 
 
@@ -47,7 +52,15 @@ def _prod_vjp(k, s):
     if axis is None:
         return {"x": "g * rt.prod_others(x)"}
     # the product of the other elements of each slice, not y / x: exact where an element is zero
-    return {"x": f"{_expand(k, s, 'g')} * rt.prod_others_axis(x, {axis})"}
+    return {"x": f"{_expand(k, s, 'g')} * {_prod_others(axis)}"}
+
+
+def _prod_others(axis):
+    """For each element of x, the product of the others in its slice along ``axis`` (an int or a tuple)."""
+    if axis == ():
+        return "np.ones_like(x)"
+    helper = "prod_others_axis" if isinstance(axis, int) else "prod_others_axes"
+    return f"rt.{helper}(x, {axis!r})"
 
 
 def _chooser_vjp(k, s):
@@ -71,7 +84,7 @@ def _reduce_sum(k, s, what):
 def _prod_jvp(k, s):
     if axis_of(s, k) is None:
         return {"x": f"{_reduce_sum(k, s, 't * rt.prod_others(x)')}"}
-    return {"x": _reduce_sum(k, s, f"t * rt.prod_others_axis(x, {axis_of(s, k)})")}
+    return {"x": _reduce_sum(k, s, f"t * {_prod_others(axis_of(s, k))}")}
 
 
 def _chooser_jvp(k, s):
@@ -81,19 +94,16 @@ def _chooser_jvp(k, s):
 
 
 _SIG = "x, axis=None, keepdims=False"
-define("np.sum", [np.sum, rt.sum_axis], _SIG, reduced, _sum_vjp, diff=("x",), lower=_lower("sum_axis"),
+define("np.sum", [np.sum, rt.sum_axis], _SIG, reduced, _sum_vjp, diff=("x",), lower=_lower("sum_axis", "np.sum"),
        batch=AlongAxis("sum_axis"), jvp=LINEAR)
 define("np.mean", [np.mean, rt.mean_axis], _SIG, lambda k, s: reduced(k, s).with_dtype("float64")
-       if not k["x"].is_float else reduced(k, s), _mean_vjp, diff=("x",), lower=_lower("mean_axis"),
+       if not k["x"].is_float else reduced(k, s), _mean_vjp, diff=("x",), lower=_lower("mean_axis", "np.mean"),
        batch=AlongAxis("mean_axis"), jvp=LINEAR)
-define("np.prod", [np.prod, rt.prod_axis], _SIG, reduced, _prod_vjp, diff=("x",), lower=_lower("prod_axis"),
-       batch=AlongAxis("prod_axis"),
-       jvp=_prod_jvp)
-define("np.max", [np.max, np.amax, rt.max_axis], _SIG, reduced, _chooser_vjp, diff=("x",), lower=_lower("max_axis"),
-       batch=AlongAxis("max_axis"),
-       jvp=_chooser_jvp)
-define("np.min", [np.min, np.amin, rt.min_axis], _SIG, reduced, _chooser_vjp, diff=("x",), lower=_lower("min_axis"),
-       batch=AlongAxis("min_axis"),
-       jvp=_chooser_jvp)
+define("np.prod", [np.prod, rt.prod_axis], _SIG, reduced, _prod_vjp, diff=("x",),
+       lower=_lower("prod_axis", "np.prod"), batch=AlongAxis("prod_axis"), jvp=_prod_jvp)
+define("np.max", [np.max, np.amax, rt.max_axis], _SIG, reduced, _chooser_vjp, diff=("x",),
+       lower=_lower("max_axis", "np.max"), batch=AlongAxis("max_axis"), jvp=_chooser_jvp)
+define("np.min", [np.min, np.amin, rt.min_axis], _SIG, reduced, _chooser_vjp, diff=("x",),
+       lower=_lower("min_axis", "np.min"), batch=AlongAxis("min_axis"), jvp=_chooser_jvp)
 
 __all__ = ["parse_expr"]

@@ -95,6 +95,19 @@ for _helper in (trip_count, in_range, _copy_rows, push, reserve, array_tape, tap
     register_jitable(_helper)
 
 
+# ---- dtype conversion ---------------------------------------------------------------------------
+def astype(x, dtype):
+    """``x.astype(dtype)``: a converted copy of an array; a number converted for a number."""
+    return x.astype(dtype) if isinstance(x, np.ndarray) else dtype(x)
+
+
+@overload(astype, jit_options={"cache": True})
+def _astype_numba(x, dtype):
+    if isinstance(x, types.Array):
+        return lambda x, dtype: x.astype(dtype)
+    return lambda x, dtype: dtype(x)
+
+
 # ---- custom derivative rules ---------------------------------------------------------------------
 # Markers the inline pass writes where a call uses a custom rule (``transpyle.custom_jvp``,
 # ``custom_vjp``); the transform gives them their derivatives, then they are replaced by plain values
@@ -278,12 +291,66 @@ def prod_others_axis_jvp(x, v, axis):
     return out.reshape((x * v).shape)
 
 
+def _slices_along(shape, axes):
+    """(order, count, n): the flat positions of a C-ordered array of ``shape`` listed slice by slice, where a
+    slice holds the ``n`` elements that differ only along ``axes`` (a tuple of distinct axes): row ``r`` of
+    ``x.ravel()[order].reshape((count, n))`` is one slice, in C order over the other axes."""
+    ndim = len(shape)
+    along = np.zeros(ndim, np.bool_)
+    for a in axes:
+        along[a] = True
+    count, n = 1, 1
+    for d in range(ndim):
+        if along[d]:
+            n *= shape[d]
+        else:
+            count *= shape[d]
+    order = np.empty(count * n, np.int64)
+    for flat in range(count * n):
+        rest, row, col, row_step, col_step = flat, 0, 0, 1, 1
+        for d in range(ndim - 1, -1, -1):
+            i = rest % shape[d]
+            rest //= shape[d]
+            if along[d]:
+                col += i * col_step
+                col_step *= shape[d]
+            else:
+                row += i * row_step
+                row_step *= shape[d]
+        order[row * n + col] = flat
+    return order, count, n
+
+
+def prod_others_axes(x, axes):
+    """For each element, the product of the other elements of its slice along the tuple ``axes``
+    (``prod_others_axis`` on the slices laid out as rows: exact with zeros)."""
+    order, count, n = _slices_along(x.shape, axes)
+    rows = np.ascontiguousarray(x).ravel()[order].reshape((count, n))
+    out = np.empty(x.size, rows.dtype)
+    out[order] = prod_others_axis(rows, 1).ravel()
+    return out.reshape(x.shape)
+
+
+def prod_others_axes_jvp(x, v, axes):
+    """The derivative of ``prod_others_axes(x, axes)`` along ``v`` (symmetric: also its adjoint rule)."""
+    xs, vs = x * np.ones_like(v), v * np.ones_like(x)
+    order, count, n = _slices_along(xs.shape, axes)
+    rows = np.ascontiguousarray(xs).ravel()[order].reshape((count, n))
+    drows = np.ascontiguousarray(vs).ravel()[order].reshape((count, n))
+    dout = prod_others_axis_jvp(rows, drows, 1)
+    out = np.empty(xs.size, dout.dtype)
+    out[order] = dout.ravel()
+    return out.reshape(xs.shape)
+
+
 for _helper in (prod_others, prod_others_jvp, prod_others_lanes, prod_others_jvp_lanes, _around, prod_others_axis,
-                prod_others_axis_jvp):
+                prod_others_axis_jvp, _slices_along,
+                prod_others_axes, prod_others_axes_jvp):
     register_jitable(_helper)
 
 
-# ---- reductions along one axis (NumPy semantics; Numba lacks axis/keepdims for most) ------------
+# ---- reductions along axes (NumPy semantics; Numba lacks axis/keepdims for most) ----------------
+# ``axis``: None, an int, or a sorted tuple of non-negative ints (``rules.common.axis_of``), a constant
 def sum_axis(x, axis, keepdims):
     return np.sum(x, axis=axis, keepdims=keepdims)
 
@@ -312,13 +379,13 @@ def _reduce_impl(op, ndim, axis, keepdims, out_dtype):
     """Source of a Numba implementation for one (op, rank, axis, keepdims): plain nested loops,
     outer ones over the kept dimensions, inner ones over the reduced ones (Numba compiles
     transpose/reshape pipelines for seconds; these loops compile in a fraction of that)."""
-    axes = list(range(ndim)) if axis is None else [axis]
+    axes = list(range(ndim)) if axis is None else list(axis) if isinstance(axis, tuple) else [axis]
     keep = [k for k in range(ndim) if k not in axes]
     idx = [f"i{k}" for k in range(ndim)]
     start, step = _COMBINE[op]
     first = "x[" + ", ".join("0" if k in axes else idx[k] for k in range(ndim)) + "]"
     start = first if start == "FIRST" else start
-    count = " * ".join(f"x.shape[{k}]" for k in axes)
+    count = " * ".join(f"x.shape[{k}]" for k in axes) or "1"
     kept_shape = ", ".join(f"x.shape[{k}]" for k in keep)
     lines = ["def impl(x, axis, keepdims):"]
     if keep:
@@ -364,6 +431,10 @@ def _register_reduction(func, op):
         keep = bool(getattr(keepdims, "literal_value", False))
         if isinstance(axis, types.Integer) and ax is None:
             return None       # the axis must be a constant
+        if isinstance(axis, types.BaseTuple):
+            ax = tuple(getattr(t, "literal_value", None) for t in axis.types)
+            if None in ax:
+                return None   # so must every axis of a tuple
         dt = x.dtype
         if op == "mean" or isinstance(dt, types.Boolean):
             out_dtype = np.float64
