@@ -231,3 +231,26 @@ def test_refused_at_the_users_line(fn, message, rng):
         transpyle.grad(fn, backend="numpy")(normal(rng, (4,)))
     assert message in str(err.value)
     assert "test_statistics.py" in str(err.value)
+
+
+# ---- second derivatives ------------------------------------------------------------------------------------
+def _hessian_fd(fn, x, eps=1e-5):
+    grad = transpyle.grad(fn, backend="numpy")
+    columns = []
+    for i in range(x.size):
+        step = np.zeros(x.size)
+        step[i] = eps
+        columns.append(((grad(x + step.reshape(x.shape)) - grad(x - step.reshape(x.shape))) / (2 * eps)).ravel())
+    return np.array(columns).T
+
+
+def histogram_second(x):
+    counts, _ = np.histogram(x[0], bins=3, range=(-2.0, 2.0), weights=x[1] ** 2)
+    return np.sum(np.sin(counts))
+
+
+@pytest.mark.parametrize("fn", [cov_rows, corrcoef_rows, histogram_second])
+def test_second_derivatives(fn, rng):
+    x = rng.uniform(-1.0, 1.0, (3, 4)) if fn is not histogram_second else rng.uniform(-1.0, 1.0, (2, 6))
+    got = transpyle.hessian(fn, backend="numpy")(x).reshape(x.size, x.size)
+    np.testing.assert_allclose(got, _hessian_fd(fn, x), rtol=1e-6, atol=1e-7)

@@ -287,3 +287,49 @@ def test_refused_at_the_users_line(fn, args, message, rng):
         transpyle.grad(fn, backend="numpy")(*values)
     assert message in str(err.value)
     assert "test_ufunc_methods.py" in str(err.value)
+
+
+# ---- second derivatives: the rules are written with primitives that have rules of their own -----------------
+def hessian_fd(fn, x, args, eps=1e-5):
+    """Central differences of transpyle's gradient (checked above against finite differences of fn)."""
+    grad = transpyle.grad(fn, backend="numpy")
+    columns = []
+    for i in range(x.size):
+        step = np.zeros(x.size)
+        step[i] = eps
+        plus, minus = grad(x + step.reshape(x.shape), *args), grad(x - step.reshape(x.shape), *args)
+        columns.append(((plus - minus) / (2 * eps)).ravel())
+    return np.array(columns).T
+
+
+def cumsum_second(x):
+    return np.sum(np.sin(np.cumsum(x, axis=1)))
+
+
+def running_max_second(x):
+    return np.sum(np.sin(np.maximum.accumulate(x, axis=1)) * x)
+
+
+def outer_second(x):
+    return np.sum(np.sin(np.multiply.outer(x[0], x[1])))
+
+
+def add_at_second(x, idx):
+    z = x[0] * 1.0
+    np.add.at(z, idx, x[1] ** 2)
+    return np.sum(np.sin(z))
+
+
+@pytest.mark.parametrize("fn, args", [(cumsum_second, ()), (running_max_second, ()), (outer_second, ()),
+                                      (add_at_second, (np.array([0, 2, 2, 1]),))])
+def test_second_derivatives(fn, args, rng):
+    x = distinct(rng, (2, 4))
+    got = transpyle.hessian(fn, backend="numpy")(x, *args).reshape(x.size, x.size)
+    np.testing.assert_allclose(got, hessian_fd(fn, x, args), rtol=1e-6, atol=1e-8)
+
+
+def test_second_derivative_of_cumprod_is_refused(rng):
+    def cumprod_sum(x):
+        return np.sum(np.cumprod(x, axis=1))
+    with pytest.raises(TranspileError, match="rt.cumprod_vjp has no forward-mode rule"):
+        transpyle.hessian(cumprod_sum, backend="numpy")(normal(rng, (2, 3)))

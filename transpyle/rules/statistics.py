@@ -80,11 +80,11 @@ def _edges_jvp(k, s):
 define("rt.histogram_edges", [rt.histogram_edges], "bins, lo, hi", _edges_kind, _edges_vjp, diff=("bins", "lo", "hi"),
        jvp=_edges_jvp)
 define("rt.bin_index", [rt.bin_index], "a, edges", lambda k, s: INT.with_ndim(k["a"].ndim))
-define("rt.bin_counts", [rt.bin_counts], "index, n", lambda k, s: INT.with_ndim(1))
-define("rt.bin_sums", [rt.bin_sums], "w, index, n", lambda k, s: k["w"].with_ndim(1),
-       {"w": "rt.bin_gather(g, index)"}, diff=("w",), jvp=LINEAR)
-define("rt.bin_gather", [rt.bin_gather], "v, index", lambda k, s: k["v"].with_ndim(k["index"].ndim),
-       {"v": "rt.bin_sums(g, index, v.shape[0])"}, diff=("v",), jvp=LINEAR)
+define("rt.bin_counts", [rt.bin_counts], "slot, n", lambda k, s: INT.with_ndim(1))
+define("rt.bin_sums", [rt.bin_sums], "w, slot, n", lambda k, s: k["w"].with_ndim(1),
+       {"w": "rt.bin_gather(g, slot)"}, diff=("w",), jvp=LINEAR)
+define("rt.bin_gather", [rt.bin_gather], "v, slot", lambda k, s: k["v"].with_ndim(k["slot"].ndim),
+       {"v": "rt.bin_sums(g, slot, v.shape[0])"}, diff=("v",), jvp=LINEAR)
 
 
 # ---- np.cov, np.corrcoef, np.histogram --------------------------------------------------------------
@@ -154,12 +154,12 @@ def _histogram(call):
         lo, hi = (gast.Subscript(value=copy.deepcopy(span), slice=gast.Constant(value=i, kind=None), ctx=gast.Load())
                   for i in (0, 1))
     edges = template_expr("rt.histogram_edges(bins, lo, hi)", bins=bins, lo=lo, hi=hi)
-    index = template_expr("rt.bin_index(a, edges)", a=bound["a"], edges=edges)
+    slot = template_expr("rt.bin_index(a, edges)", a=bound["a"], edges=edges)
     count = bins if isinstance(bins, gast.Constant) else template_expr("len(edges) - 1", edges=edges)
     if _unset(bound.get("weights")):
-        counts = template_expr("rt.bin_counts(index, n)", index=index, n=count)
+        counts = template_expr("rt.bin_counts(slot, n)", slot=slot, n=count)
     else:
-        counts = template_expr("rt.bin_sums(w, index, n)", w=bound["weights"], index=index, n=count)
+        counts = template_expr("rt.bin_sums(w, slot, n)", w=bound["weights"], slot=slot, n=count)
     return gast.Tuple(elts=[counts, edges], ctx=gast.Load())
 
 

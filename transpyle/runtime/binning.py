@@ -52,9 +52,9 @@ def bin_index(a, edges):
     return out.reshape(np.shape(a))
 
 
-def bin_sums(w, index, n):
+def bin_sums(w, slot, n):
     """The sum of the weights ``w`` in each of ``n`` bins (values outside every bin are left out)."""
-    flat_w, flat_i = np.ravel(w), np.ravel(index)
+    flat_w, flat_i = np.ravel(w), np.ravel(slot)
     out = np.zeros(n, flat_w.dtype)
     for k in range(flat_i.size):
         if flat_i[k] >= 0:
@@ -62,9 +62,9 @@ def bin_sums(w, index, n):
     return out
 
 
-def bin_counts(index, n):
+def bin_counts(slot, n):
     """How many values fall in each of ``n`` bins."""
-    flat_i = np.ravel(index)
+    flat_i = np.ravel(slot)
     out = np.zeros(n, np.int64)
     for k in range(flat_i.size):
         if flat_i[k] >= 0:
@@ -72,14 +72,14 @@ def bin_counts(index, n):
     return out
 
 
-def bin_gather(v, index):
+def bin_gather(v, slot):
     """``v`` (one value per bin) read at each value's bin, zero outside: the transpose of ``bin_sums``."""
-    flat_i = np.ravel(index)
+    flat_i = np.ravel(slot)
     out = np.zeros(flat_i.size, v.dtype)
     for k in range(flat_i.size):
         if flat_i[k] >= 0:
             out[k] = v[flat_i[k]]
-    return out.reshape(index.shape)
+    return out.reshape(slot.shape)
 
 
 for _helper in (bin_index, bin_sums, bin_counts, bin_gather):
