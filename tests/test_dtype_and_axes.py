@@ -8,8 +8,9 @@ by array lifting (against grad per example). The programs are written out as a m
 per case, since the axes must be constants in the source. Axes NumPy refuses are refused at the
 user's line with NumPy's meaning.
 
-dtypes: constructors, ``astype``, ``np.asarray``/``np.array`` and ``np.ndarray`` given ``x.dtype`` (or
-a name holding it, or a comparison of dtypes) in the same modes, float32 and complex arrays too.
+dtypes: constructors, ``astype``, ``np.asarray``/``np.array`` (of an array or of a list of values) and
+``np.ndarray`` given ``x.dtype`` (or a name holding it, or a comparison of dtypes) in the same modes,
+float32 and complex arrays too.
 
 A few cases of each compile with Numba (marked ``numba``).
 """
@@ -130,6 +131,28 @@ def test_reduction_over_axes_compiles(fname, mode, rng):
 def test_the_table_covers_what_it_claims():
     assert len(CASES) == len(REDUCTIONS) * sum(len(t) for t in AXES.values()) * 2
     assert all(hasattr(PROGRAMS, fname) for fname, _, _, _ in CASES)
+
+
+# ---- np.var and np.std (written with means) over axes, with ddof ----------------------------------
+SPREAD_CASES = [(f"{red}_{'_'.join(str(a).replace('-', 'm') for a in axis)}_ddof{ddof}{'_keep' if keep else ''}",
+                 red, axis, ddof, keep)
+                for red in ("var", "std") for axis in [(1, 2), (0, -1), (2,)] for ddof in (0, 1)
+                for keep in (False, True)]
+SPREADS = _load("import numpy as np\n\n\n" + "\n\n".join(
+    f"def {fname}(x):\n    y = np.{red}(x, axis={axis!r}, ddof={ddof}, keepdims={keep})\n"
+    f"    return np.sum(np.sin(y) * (y + 1.5))\n" for fname, red, axis, ddof, keep in SPREAD_CASES), "spreads")
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("fname", [case[0] for case in SPREAD_CASES])
+def test_var_and_std_over_axes(fname, mode, rng):
+    check_mode(getattr(SPREADS, fname), lambda r: r.normal(size=(2, 3, 4)), lambda r: r.normal(size=(BATCH, 2, 3, 4)),
+               mode, "numpy", rng)
+
+
+@pytest.mark.numba
+def test_std_over_axes_compiles(rng):
+    check_mode(SPREADS.std_0_m1_ddof1_keep, lambda r: r.normal(size=(2, 3, 4)), None, "grad", "numba", rng)
 
 
 # ---- prod over axes is exact at zeros; second derivatives ------------------------------------------
@@ -281,13 +304,19 @@ DTYPES = _load(textwrap.dedent("""
         y = x.astype(np.complex128) * (1.0 + 2.0j)
         return np.sum(np.abs(y) ** 2)
 
+    def literal_dtype(x):
+        a = np.array([1, 2, 3], dtype=x.dtype)
+        a[0] = x[0] * x[1]
+        return np.sum(a * x[:3])
+
     def round_trip_float32(x):
         return np.sum(x.astype(np.float32).astype(np.float64) * x)
 """), "dtype_programs")
 
 DTYPE_PROGRAMS = ["empty_like_dtype", "zeros_positional_dtype", "zeros_like_dtype", "full_dtype", "astype_dtype",
                   "asarray_dtype", "array_dtype", "ndarray_dtype", "ndarray_default", "dtype_name", "dtype_compared",
-                  "dtype_not_equal", "dtype_through_helper", "astype_int", "asarray_other_dtype", "astype_complex"]
+                  "dtype_not_equal", "dtype_through_helper", "astype_int", "asarray_other_dtype", "astype_complex",
+                  "literal_dtype"]
 
 
 @pytest.mark.parametrize("mode", ("jit", "grad", "jvp", "vmap_loop", "vmap_array"))
@@ -299,7 +328,7 @@ def test_dtype_of_an_array(fname, mode, rng):
 
 
 NUMBA_DTYPES = [("empty_like_dtype", "grad"), ("astype_dtype", "jvp"), ("dtype_name", "grad"),
-                ("ndarray_dtype", "jit"), ("astype_complex", "grad")]
+                ("ndarray_dtype", "jit"), ("astype_complex", "grad"), ("literal_dtype", "grad")]
 
 
 @pytest.mark.numba

@@ -39,9 +39,8 @@ def lookup(rhs):
         return rules.by_key("getitem"), {"x": rhs.value, "index": rhs.slice}
     if isinstance(rhs, gast.Call):
         obj = call_object(rhs)
-        if obj is np.array and rhs.args and isinstance(rhs.args[0], (gast.List, gast.Tuple)):
-            return rules.by_key("array_literal"), {"arrays": rhs.args[0]}
-        prim = rules.by_object(obj) if obj is not None else None
+        literal = obj is np.array and rhs.args and isinstance(rhs.args[0], (gast.List, gast.Tuple))
+        prim = rules.by_key("array_literal") if literal else rules.by_object(obj) if obj is not None else None
         if prim is None:
             return None, f"'{dotted(rhs.func)}' has no rule"
         bound, problem = rules.bind(prim, rhs.args, rhs.keywords)

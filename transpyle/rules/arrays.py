@@ -164,11 +164,13 @@ def _array_literal_kind(k, s):
     dtype = np.result_type(*[p.dtype for p in parts]).name if parts else "float64"
     if dtype.startswith("int"):
         dtype = "int64"
+    if getattr(s.get("dtype"), "value", 0) is not None:
+        dtype = dtype_of(s["dtype"])
     return Kind(dtype, 1 + parts[0].ndim if parts else 1)
 
 
-# np.array([a, b, c]) of scalars (or of equally shaped arrays)
-define("array_literal", [], "arrays", _array_literal_kind,
+# np.array([a, b, c]) of scalars (or of equally shaped arrays), with dtype= if given
+define("array_literal", [], "arrays, dtype=None", _array_literal_kind,
        lambda k, s: {("arrays", i): f"g[{i}]" for i in range(len(k["arrays"]))}, diff=("arrays",), varargs=True,
        jvp=LINEAR)
 

@@ -1,4 +1,5 @@
-"""Reductions: sum, mean, prod, max, min (with ``axis`` and ``keepdims``); norms are in ``matrices``.
+"""Reductions: sum, mean, prod, max, min (with ``axis`` and ``keepdims``), and var and std written with
+means when they are resolved (``rules/rewrites``); norms are in ``matrices``.
 
 The cotangent of a reduction is spread back over the reduced axes: ``expand(g)`` below
 re-inserts them (``np.expand_dims``, one axis at a time, in increasing order) unless ``keepdims``
@@ -7,12 +8,14 @@ tied maxima, as JAX does. Reductions with an axis or keepdims are emitted as cal
 helpers, which have NumPy's semantics on both backends. ``axis`` is an int or a tuple of ints
 (``common.axis_of`` normalises it: a tuple of one axis is that axis, of every axis None).
 """
+import gast
 import numpy as np
 
 from .. import runtime as rt
 from ..ast_utils import parse_expr, template_expr
 from . import LINEAR, AlongAxis, define
-from .common import axis_of, const_value, reduced
+from .common import StaticError, axis_of, const_value, reduced
+from .rewrites import define_call
 
 
 def _expand(kinds, statics, what):
@@ -105,5 +108,38 @@ define("np.max", [np.max, np.amax, rt.max_axis], _SIG, reduced, _chooser_vjp, di
        lower=_lower("max_axis", "np.max"), batch=AlongAxis("max_axis"), jvp=_chooser_jvp)
 define("np.min", [np.min, np.amin, rt.min_axis], _SIG, reduced, _chooser_vjp, diff=("x",),
        lower=_lower("min_axis", "np.min"), batch=AlongAxis("min_axis"), jvp=_chooser_jvp)
+
+
+
+# ---- variance and standard deviation: means of squared deviations ---------------------------------
+def _spread(name, root):
+    """The builder of ``np.var``/``np.std(x, axis, ddof=, keepdims=)``: the mean of ``|x - mean|**2`` (the
+    sum over the count less ``ddof``), its square root for std; the mean's rules give the derivative."""
+    def build(call):
+        params = ("x", "axis", "dtype", "out", "ddof", "keepdims")
+        if len(call.args) > len(params) or any(kw.arg not in params for kw in call.keywords):
+            raise StaticError(f"{name} takes x, axis, ddof and keepdims")
+        bound = dict(zip(params, call.args))
+        bound.update({kw.arg: kw.value for kw in call.keywords})
+        if "x" not in bound:
+            raise StaticError(f"{name} needs the array")
+        for unsupported in ("dtype", "out"):
+            if bound.get(unsupported) is not None and const_value(bound[unsupported], unsupported) is not None:
+                raise StaticError(f"{name} with {unsupported}= is not supported")
+        ddof = const_value(bound.get("ddof", gast.Constant(value=0, kind=None)), "ddof")
+        subs = {"x": bound["x"], "axis": bound.get("axis", gast.Constant(value=None, kind=None)),
+                "keep": bound.get("keepdims", gast.Constant(value=False, kind=None))}
+        squares = "np.abs(x - np.mean(x, axis=axis, keepdims=True)) ** 2"
+        if ddof == 0:
+            text = f"np.mean({squares}, axis=axis, keepdims=keep)"
+        else:
+            text = f"np.sum({squares}, axis=axis, keepdims=keep) / " \
+                   f"(np.sum(np.ones_like(x), axis=axis, keepdims=keep) - {float(ddof)!r})"
+        return template_expr(f"np.sqrt({text})" if root else text, **subs)
+    return build
+
+
+define_call([np.var], _spread("np.var", root=False))
+define_call([np.std], _spread("np.std", root=True))
 
 __all__ = ["parse_expr"]
