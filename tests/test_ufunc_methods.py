@@ -80,9 +80,10 @@ def _positive_or_distinct(name, shape):
 
 _REDUCE_FORMS = [((5,), "default", False), ((3, 4), "default", False), ((3, 4), 1, False), ((3, 4), -1, True),
                  ((2, 3, 4), 1, False), ((3, 4), None, False)]
-REDUCE_CASES = [(f"{name}-{_shape_id(shape)}-axis{axis}{'-keep' if keep else ''}", _reduce_program(getattr(np, name),
-                                                                                                axis, keep),
-                 _positive_or_distinct(name, shape), ("grad",) if (name, shape, axis) == ("multiply", (3, 4), 1) else ())
+_REDUCE_NUMBA = {("multiply", (3, 4), 1): ("grad",)}
+REDUCE_CASES = [(f"{name}-{_shape_id(shape)}-axis{axis}{'-keep' if keep else ''}",
+                 _reduce_program(getattr(np, name), axis, keep), _positive_or_distinct(name, shape),
+                 _REDUCE_NUMBA.get((name, shape, axis), ()))
                 for name in ("add", "multiply", "maximum", "minimum") for shape, axis, keep in _REDUCE_FORMS]
 
 

@@ -25,7 +25,7 @@ from .. import runtime as rt
 from ..ast_utils import parse_expr, template_expr
 from ..kinds import INT, Kind, TupleKind
 from . import LINEAR, define
-from .common import StaticError, axis_of, const_value, same
+from .common import StaticError, axis_of, const_value
 from .rewrites import define_call, define_method
 from .writes import define_writer
 
@@ -108,7 +108,8 @@ define("rt.outer_left", [rt.outer_left], "a, b", _outer_left_kind, _outer_left_v
 
 
 def _at_kind(k, s):
-    if isinstance(k["indices"], TupleKind) or not isinstance(k["indices"], Kind) or k["indices"].dtype not in ("int64", "int32"):
+    indices = k["indices"]
+    if isinstance(indices, TupleKind) or not isinstance(indices, Kind) or indices.dtype not in ("int64", "int32"):
         raise StaticError("ufunc.at takes an integer or an integer array of positions along the first axis",
                           hint="for several axes, index a reshaped view or write the loop out")
     if k["a"].ndim == 0:
