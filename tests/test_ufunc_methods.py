@@ -275,12 +275,17 @@ def accumulate_with_dtype(x):
     return np.sum(np.add.accumulate(x, dtype=np.float32))
 
 
+def cumsum_of_mask(x):
+    return np.sum(x * np.cumsum(x > 0))
+
+
 @pytest.mark.parametrize("fn, args, message", [
     (multiply_at_differentiated, ((5,), (6,)), "rt.multiply_at has no reverse-mode rule"),
     (reduceat_used, ((5,),), "np.add.reduceat is not supported"),
     (logical_outer_unknown, ((3,),), "np.logaddexp.outer is not supported"),
     (at_with_tuple_index, ((3, 3), (2,)), "integer array of positions along the first axis"),
     (accumulate_with_dtype, ((4,),), "with a dtype is not supported"),
+    (cumsum_of_mask, ((4,),), "a scan of a boolean array is not supported"),
 ])
 def test_refused_at_the_users_line(fn, args, message, rng):
     values = tuple(normal(rng, shape) for shape in args)

@@ -53,6 +53,8 @@ def _scan_kind(k, s):
     axis_of(s, k)                       # an axis that exists, or a StaticError naming it
     if k["x"].ndim == 0:
         raise StaticError("a scan needs an array, not a number")
+    if k["x"].dtype == "bool":        # np.cumsum counts (int64) where np.add.accumulate takes logical ors
+        raise StaticError("a scan of a boolean array is not supported", hint="scan 1 * mask (integers) instead")
     return k["x"]
 
 
