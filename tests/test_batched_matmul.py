@@ -258,3 +258,23 @@ def test_numba_vmap(sa, sb, in_axes, strategy, rng):
 def test_numba_batches_that_do_not_broadcast_raise():
     with pytest.raises(ValueError, match="broadcast"):
         transpyle.jit(product, backend="numba")(np.ones((2, 3, 4)), np.ones((3, 4, 5)))
+
+
+@pytest.mark.numba
+def test_numba_helper_on_empty_dimensions_and_other_dtypes(rng):
+    """rt.matmul compiled by itself: an empty batch (broadcast against length 1), empty inner and outer
+    dimensions, booleans, float32 against float64."""
+    import numba
+    from transpyle import runtime as rt
+
+    compiled = numba.njit(lambda a, b: rt.matmul(a, b))
+    cases = [(rng.normal(size=(0, 3, 3)), rng.normal(size=(1, 3, 2))),
+             (rng.normal(size=(2, 3, 0)), rng.normal(size=(0, 4))),
+             (rng.normal(size=(2, 0, 3)), rng.normal(size=(3,))),
+             (rng.random((2, 1, 3, 2)) < 0.5, rng.random((4, 2, 3)) < 0.5),
+             (rng.normal(size=(2, 3, 4)).astype(np.float32), rng.normal(size=(4, 2)))]
+    for a, b in cases:
+        want = np.matmul(a, b)
+        got = compiled(a, b)
+        assert got.shape == want.shape and got.dtype == want.dtype, (a.shape, b.shape, got.shape, got.dtype)
+        np.testing.assert_allclose(got, want, rtol=1e-6)

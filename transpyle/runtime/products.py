@@ -49,7 +49,7 @@ def _matmul_source(ra, rb, cast_a, cast_b, loop_kernel, boolean):
         lines += [f"    sa{d} = {sa}", f"    sb{d} = {sb}",
                   f"    if sa{d} != sb{d} and sa{d} != 1 and sb{d} != 1:",
                   "        raise ValueError('matmul: the batch dimensions of the operands do not broadcast')",
-                  f"    o{d} = max(sa{d}, sb{d})"]
+                  f"    o{d} = sb{d} if sa{d} == 1 else sa{d}"]
         out_dims.append(f"o{d}")
     lines += [f"    A3 = A.reshape(({_product_of([f'A.shape[{j}]' for j in range(la)])}, n, k))",
               f"    B3 = B.reshape(({_product_of([f'B.shape[{j}]' for j in range(lb)])}, k, m))",
@@ -77,7 +77,8 @@ def _matmul_source(ra, rb, cast_a, cast_b, loop_kernel, boolean):
                   f"                    acc = {step}",
                   "                out[f, r, c] = acc"]
     else:
-        lines.append("        out[f] = np.dot(A3[ia], B3[ib])")
+        # into the item in place: assigning a returned matrix to out[f] costs Numba seconds of compile time
+        lines.append("        np.dot(A3[ia], B3[ib], out[f])")
     final = out_dims + (["n"] if ra >= 2 else []) + (["m"] if rb >= 2 else [])
     if final:
         lines.append(f"    return out.reshape(({', '.join(final)},))")
