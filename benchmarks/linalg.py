@@ -7,7 +7,9 @@ One table from one run. Rows:
   and a triangular solve, and through np.linalg.slogdet and np.linalg.solve (n = 200);
 - its Hessian through the Cholesky factorization (hessian: forward mode over the gradient's code,
   n = 12, a 144 x 144 matrix);
-- per-matrix gradients of the spectral radius max |eig(A)| for a (1000, 8, 8) stack, by vmap(grad).
+- per-matrix gradients of the spectral radius max |eig(A)| for a (1000, 8, 8) stack, by vmap(grad);
+- the gradient in w of sum(tanh(x @ w)) for a (256, 16, 32) stack x and one (32, 32) matrix w (a batched
+  product, its batch broadcast against w; the adjoint sums over it).
 Each row times transpyle (numba backend, compiled, warm) and JAX (jit(grad), jit(vmap(grad)) on the
 CPU, when JAX is installed), checks that they agree, and reports compile times separately. This is
 a script, not a test.
@@ -24,6 +26,7 @@ import transpyle  # noqa: E402
 from timing import against_jax, best_time, fmt, optional_jax, timed_first_call  # noqa: E402
 
 N, STACK, SIZE, HESSIAN_N = 200, 1000, 8, 12
+LAYER = (256, 16, 32)
 
 
 # ---- the programs, as a user writes them ------------------------------------------------------------
@@ -45,6 +48,10 @@ def spectral_radius(a):
     return np.max(np.abs(np.linalg.eigvals(a)))
 
 
+def stacked_layer(x, w):
+    return np.sum(np.tanh(x @ w))
+
+
 def jax_programs():
     import jax
     import jax.numpy as jnp
@@ -63,9 +70,13 @@ def jax_programs():
     def radius(a):
         return jnp.max(jnp.abs(jnp.linalg.eigvals(a)))
 
+    def layer(x, w):
+        return jnp.sum(jnp.tanh(x @ w))
+
     return {"cholesky": jax.jit(jax.grad(chol)), "slogdet": jax.jit(jax.grad(slog)),
             "hessian": jax.jit(jax.hessian(chol)),
-            "radius": jax.jit(jax.vmap(jax.grad(radius))), "version": jax.__version__}
+            "radius": jax.jit(jax.vmap(jax.grad(radius))), "layer": jax.jit(jax.grad(layer, argnums=1)),
+            "version": jax.__version__}
 
 
 def main():
@@ -83,6 +94,8 @@ def main():
          (cov_small, x[:HESSIAN_N]), "hessian"),
         (f"vmap(grad) spectral radius, {STACK}x{SIZE}x{SIZE}", transpyle.vmap(transpyle.grad(spectral_radius)),
          (stack,), "radius"),
+        (f"grad tanh(x @ w), x {'x'.join(map(str, LAYER))}", transpyle.grad(stacked_layer, argnums=1),
+         (rng.normal(size=LAYER), rng.normal(size=LAYER[-1:] * 2) / np.sqrt(LAYER[-1])), "layer"),
     ]
     jx = optional_jax(jax_programs)
     print(f"python {sys.version.split()[0]}, numpy {np.__version__}, numba {numba.__version__}, "
