@@ -30,8 +30,7 @@ import transpyle
 from transpyle.errors import TranspileError
 from alias_programs import PROGRAMS
 from gradcheck import assert_unchanged, check_grad, check_jvp
-
-BATCH = 3
+from program_modes import check_jit, check_vmap, float_argnums
 
 # The programs alias on purpose; transpyle's warning for code that may rely on JAX's copy semantics
 # ("'z = y' makes 'z' the same array as 'y' ...") is expected for them.
@@ -105,17 +104,6 @@ def _cases(mode):
     return params
 
 
-def _float_argnums(args):
-    """Every float argument (all of them, in these programs): a tuple, or an int for one."""
-    nums = tuple(i for i, a in enumerate(args) if isinstance(a, (float, np.ndarray)))
-    return nums if len(nums) > 1 else nums[0]
-
-
-def _numpy_value(fn, args):
-    """The program run by NumPy itself, on copies so nothing it might write reaches the caller."""
-    return fn(*copy.deepcopy(args))
-
-
 def test_known_failures_name_programs_and_modes():
     """An entry for a renamed or removed program would silently stop applying."""
     names = {fn.__name__ for fn, _, _ in PROGRAMS}
@@ -139,25 +127,19 @@ def test_program_is_a_pure_scalar_function(fn, make, rng):
 
 @pytest.mark.parametrize("fn, make, backend", _cases("jit"))
 def test_jit(fn, make, backend, rng):
-    args = make(rng)
-    want = _numpy_value(fn, args)
-    before = copy.deepcopy(args)
-    got = transpyle.jit(fn, backend=backend)(*args)
-    assert_unchanged(before, args, "argument")
-    assert np.ndim(got) == 0, f"jit returned shape {np.shape(got)} for a scalar program"
-    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12, err_msg="jit value differs from NumPy")
+    check_jit(fn, make(rng), backend)
 
 
 @pytest.mark.parametrize("fn, make, backend", _cases("grad"))
 def test_grad(fn, make, backend, rng):
     args = make(rng)
-    check_grad(fn, args, _float_argnums(args), backend=backend)
+    check_grad(fn, args, float_argnums(args), backend=backend)
 
 
 @pytest.mark.parametrize("fn, make, backend", _cases("jvp"))
 def test_jvp(fn, make, backend, rng):
     args = make(rng)
-    check_jvp(fn, args, _float_argnums(args), rng, backend=backend)
+    check_jvp(fn, args, float_argnums(args), rng, backend=backend)
 
 
 @pytest.mark.parametrize("fn, make, backend", _cases("vmap"))
@@ -173,21 +155,6 @@ def test_vmap_array(fn, make, backend, rng):
 @pytest.mark.parametrize("fn, make, backend", _cases("vmap_loop"))
 def test_vmap_loop(fn, make, backend, rng):
     check_vmap(fn, make, backend, "loop", rng)
-
-
-def check_vmap(fn, make, backend, strategy, rng):
-    examples = [make(rng) for _ in range(BATCH)]
-    # arrays are batched along a new leading axis; a float argument is shared by the whole batch
-    in_axes = tuple(0 if isinstance(a, np.ndarray) else None for a in examples[0])
-    args = tuple(np.stack([ex[i] for ex in examples]) if ax == 0 else examples[0][i]
-                 for i, ax in enumerate(in_axes))
-    want = np.array([_numpy_value(fn, tuple(a[b] if ax == 0 else a for a, ax in zip(args, in_axes)))
-                     for b in range(BATCH)])
-    before = copy.deepcopy(args)
-    got = transpyle.vmap(fn, in_axes=in_axes, backend=backend, strategy=strategy)(*args)
-    assert_unchanged(before, args, "argument")
-    assert np.shape(got) == (BATCH,), f"vmap returned shape {np.shape(got)}, expected ({BATCH},)"
-    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12, err_msg="vmap differs from a loop of NumPy")
 
 
 def _ported_update(x, v):

@@ -16,7 +16,7 @@ from .context import Context, NeedKinds
 from .errors import TranspileError
 from .kinds import Kind, TupleKind, kind_of_value
 from .passes import (activity, aliases, batch, custom_rules, forward, infer, inline, jacobian, jumps, lift, lower_calls,
-                     normalize, rename, resolve, reverse)
+                     lower_indexing, normalize, rename, resolve, reverse)
 from .primitives import holds_tapes
 from .source import FunctionSource, read_function
 
@@ -28,6 +28,7 @@ PASSES = [
     ("inline", "calls to user functions -> the callee's body"),
     ("rename", "a name assigned again in straight-line code -> a new name from there on"),
     ("infer", "the kind (dtype, rank) of every variable"),
+    ("lower_indexing", "x[index arrays or masks] -> gathers of basic views; writes through them -> loops of writes"),
     ("in_place", "a op= b on arrays -> writes into their buffer (a[:] = a op b); on numbers it rebinds"),
     ("lower_calls", "NumPy calls Numba lacks -> run-time helpers; matrix functions of stacks -> loops"),
     ("activity", "which variables carry derivatives"),
@@ -135,6 +136,7 @@ def transform(func, mode="grad", argnums=(0,), arg_kinds=(), has_aux=False, tupl
             ctx.functions[need.key] = read_function(deferred.transformed.generated_function(need.kinds))
             stage("inline", lambda t: inline.run(t, ctx, lambda tr, u: prepare(tr, u, ctx)))
             stage("rename", lambda t: rename.run(t, ctx))
+    stage("lower_indexing", lambda t: lower_indexing.run(t, ctx))
     stage("in_place", lambda t: aliases.lower_in_place(t, ctx))
     stage("lower_calls", lambda t: lower_calls.run(t, ctx))
     ret = tree.body[-1]
@@ -195,6 +197,7 @@ def _settle_custom_rules(tree, ctx, ct_kind):
         try:
             inline.run(tree, ctx, lambda tr, u: prepare(tr, u, ctx))
             infer.run(tree, ctx)
+            lower_indexing.run(tree, ctx)
             aliases.lower_in_place(tree, ctx)
             lower_calls.run(tree, ctx)
         finally:

@@ -9,6 +9,7 @@ import gast
 from ..context import DeferredCall, NeedKinds
 from ..kinds import BOOL, FLOAT, INT, Kind, TupleKind, promote
 from ..primitives import is_shape_expr, lookup
+from ..rules.advanced import indexed_ndim
 from ..rules.common import StaticError
 from .dtypes import DtypeNames
 
@@ -72,9 +73,10 @@ class _Infer:
             base = self.expr_kind(node.value)
             if isinstance(base, TupleKind):
                 return base.items[node.slice.value] if isinstance(node.slice, gast.Constant) else base.items[0]
-            parts = self.index_parts(node.slice)
-            drop = sum(1 for p in parts if p != "slice" and p != "newaxis")
-            return base.with_ndim(base.ndim - drop + sum(1 for p in parts if p == "newaxis"))
+            try:
+                return base.with_ndim(indexed_ndim(base.ndim, self.index_parts(node.slice)))
+            except StaticError as exc:
+                raise self.ctx.error(node, f"indexing: {exc}", hint=exc.hint or "see docs/subset.md")
         if isinstance(node, gast.Call):
             fname = getattr(node.func, "id", None) or getattr(node.func, "attr", None)
             if fname in ("len", "int", "trip_count"):

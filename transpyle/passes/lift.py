@@ -238,6 +238,8 @@ class Lifter:
             # batched forms of transpose and reshape may copy: a view written in place must stay a view
             raise self.error(s, f"a view made by {prim.key} and written in place")
         rule = prim.batch
+        if rule is rules.RAGGED:
+            raise self.error(s, f"{prim.key}, whose result has a shape of its own in each example")
         kinds = operand_kinds(self.ctx, prim, bound)
         if rule is rules.LANEWISE:
             return [], self.lanewise(value, prim, target_kind)
@@ -248,6 +250,8 @@ class Lifter:
         elif callable(rule):
             batched = {p: self.reads_batched(node) for p, node in bound.items()}
             template = rule(batched, kinds, bound)
+            if template is rules.RAGGED:
+                raise self.error(s, f"{prim.key}, whose result has a shape of its own in each example")
             if template is not None:
                 subs = {k: self.shapes(v) for k, v in template_names(prim, bound, const(0), const(0)).items()}
                 return [], substitute(parse_expr(template), dict(subs, _B=name(self.size)))

@@ -13,7 +13,7 @@ Rules whose form depends on ranks or static arguments are functions of ``(kinds,
 
 The batching rule (``batch``) says what array lifting (``passes/lift``) emits when operands carry a
 leading batch axis: ``LANEWISE`` (the same call on the batched operands, their ranks aligned: every
-elementwise primitive), ``SHAPE`` (a fact about shapes, the same for every example), a
+elementwise primitive), ``SHAPE`` (a fact about shapes, the same for every example), ``RAGGED`` (a shape per example), a
 :class:`Tape` (the tape helpers), an :class:`AlongAxis` (a reduction: the run-time helper reducing along the shifted axis), or a function
 ``(batched, kinds, statics) -> template`` (``batched``: parameter -> whether it has the batch axis;
 the template names the operands by parameter and the batch size ``_B``, ``None`` when no vectorized
@@ -107,6 +107,9 @@ LINEAR = "linear"
 #: batching rules (see the module docstring)
 LANEWISE = "lanewise"
 SHAPE = "shape"
+#: the result's shape depends on each example's values (the positions a mask selects): array lifting
+#: refuses it, and vmap's default strategy then runs the examples one by one
+RAGGED = "ragged"
 
 
 @dataclass(frozen=True)
@@ -180,4 +183,4 @@ def bind(prim, args, keywords):
 
 
 # the families register themselves on import
-from . import elementwise, reductions, linalg, arrays, generated, random, matrices, collectives, ufunc_methods, statistics, grids  # noqa: E402,F401
+from . import elementwise, reductions, linalg, arrays, advanced, generated, random, matrices, collectives, ufunc_methods, statistics, grids  # noqa: E402,F401

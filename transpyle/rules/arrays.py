@@ -8,6 +8,7 @@ import numpy as np
 
 from ..kinds import INT, Kind, TupleKind
 from . import LANEWISE, LINEAR, SHAPE, define
+from .advanced import indexed_ndim
 from .common import StaticError, const_value, dtype_of, shape_rank
 from .conversions import converted, lower_conversion
 
@@ -18,19 +19,7 @@ def _getitem_kind(k, s):
     if isinstance(x, TupleKind):
         i = const_value(s["index"], "a tuple index")
         return x.items[i]
-    ndim = x.ndim
-    for part in k["index"]:
-        if part == "slice":
-            continue
-        if part == "newaxis":
-            ndim += 1
-        elif part.ndim == 0 and not part.is_float:
-            ndim -= 1
-        else:
-            raise StaticError("only integers and slices can index an array (no index arrays or masks)")
-    if ndim < 0:
-        raise StaticError(f"too many indices for an array of rank {x.ndim}")
-    return x.with_ndim(ndim)
+    return x.with_ndim(indexed_ndim(x.ndim, k["index"]))
 
 
 define("getitem", [], "x, index", _getitem_kind, {"x": "bx[index] += g"}, diff=("x",), jvp=LINEAR)

@@ -2,7 +2,7 @@
 un-broadcasting, reductions along an axis), ``random_bits`` (the counter-based generator behind
 ``transpyle.random``), ``linalg`` (parts of multi-output factorizations, matrix norms, triangular
 solves, adjoints that need a factorization), ``products`` (``a @ b`` for any ranks and dtypes), ``batching`` (broadcasts, masked updates and tapes of
-array-lifted batched code); ``collectives`` holds the markers of pmap's collectives (``rt.psum``),
+array-lifted batched code), ``indexing`` (advanced indexing: positions, gathers, scatter-adds); ``collectives`` holds the markers of pmap's collectives (``rt.psum``),
 which pmap itself carries out and no compiled code calls; ``scans`` (NumPy's ufunc methods:
 accumulate, outer, at) and ``binning`` (histograms, the shape of a covariance).
 
@@ -14,10 +14,11 @@ from .random_bits import *  # noqa: F401,F403
 from .linalg import *  # noqa: F401,F403
 from .products import *  # noqa: F401,F403
 from .batching import *  # noqa: F401,F403
+from .indexing import *  # noqa: F401,F403
 from .scans import *  # noqa: F401,F403
 from .binning import *  # noqa: F401,F403
 from .collectives import *  # noqa: F401,F403  (markers only: not in MODULES, never compiled)
-from . import batching, binning, core, linalg, products, random_bits, scans  # noqa: F401
+from . import batching, binning, core, indexing, linalg, products, random_bits, scans  # noqa: F401
 
 #: the modules, in the order a compiled module holds them
-MODULES = (core, random_bits, linalg, products, batching, scans, binning)
+MODULES = (core, random_bits, linalg, products, batching, indexing, scans, binning)
