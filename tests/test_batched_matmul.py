@@ -194,6 +194,33 @@ def test_vmap_of_grad(sa, sb, rng):
         np.testing.assert_allclose(got[1][i], want[1], rtol=1e-12, atol=1e-12)
 
 
+# ---- the transposes the adjoints are written with, as a user writes them ----------------------------
+def gram_swapaxes(a, b):
+    return np.sum(np.sin(np.swapaxes(a, -1, -2) @ b))
+
+
+def gram_matrix_transpose(a, b):
+    return np.sum(np.sin(np.matrix_transpose(a) @ b))
+
+
+def product_linalg(a, b):
+    return np.sum(np.sin(np.linalg.matmul(a, b)))
+
+
+@pytest.mark.parametrize("fn", [gram_swapaxes, gram_matrix_transpose, product_linalg])
+@pytest.mark.parametrize("sa, sb", [((2, 4, 3), (2, 4, 5)), ((2, 1, 4, 3), (3, 4, 4))], ids=["equal", "broadcast"])
+def test_transposed_stacks(fn, sa, sb, rng):
+    if fn is product_linalg:
+        sa = sa[:-2] + sa[-2:][::-1]
+    a, b = _operands(rng, sa, sb)
+    np.testing.assert_allclose(transpyle.jit(fn, backend="numpy")(a, b), fn(a, b), rtol=1e-12)
+    check_grad(fn, (a, b), argnums=(0, 1))
+    check_jvp(fn, (a, b), (0, 1), rng)
+    batched = rng.normal(size=(BATCH,) + sa)
+    got = transpyle.vmap(fn, in_axes=(0, None), backend="numpy", strategy="array")(batched, b)
+    np.testing.assert_allclose(got, [fn(x, b) for x in batched], rtol=1e-12)
+
+
 # ---- what is refused ---------------------------------------------------------------------------------
 def _scalar_product(a, s):
     return a @ s
@@ -201,6 +228,15 @@ def _scalar_product(a, s):
 
 def _dot_of_stacks(a, b):
     return np.dot(a, b)
+
+
+def _matrix_transpose_of_a_vector(x):
+    return np.matrix_transpose(x)
+
+
+def test_matrix_transpose_of_a_vector_is_refused():
+    with pytest.raises(TranspileError, match=r"rank 2 or more"):
+        transpyle.jit(_matrix_transpose_of_a_vector, backend="numpy")(np.ones(3))
 
 
 def test_a_scalar_operand_is_refused_at_the_users_line():
@@ -278,3 +314,11 @@ def test_numba_helper_on_empty_dimensions_and_other_dtypes(rng):
         got = compiled(a, b)
         assert got.shape == want.shape and got.dtype == want.dtype, (a.shape, b.shape, got.shape, got.dtype)
         np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+@pytest.mark.numba
+def test_numba_matrix_transpose_and_linalg_matmul(rng):
+    a, b = _operands(rng, (2, 1, 4, 3), (3, 4, 4))
+    for fn in (gram_matrix_transpose, product_linalg):
+        x = a if fn is gram_matrix_transpose else np.swapaxes(a, -1, -2).copy()
+        np.testing.assert_allclose(transpyle.jit(fn, backend="numba")(x, b), fn(x, b), rtol=1e-12)

@@ -1,4 +1,4 @@
-"""Products and transposes: np.dot, @ / np.matmul, np.outer, .T / np.transpose.
+"""Products and transposes: np.dot, @ / np.matmul, np.outer, .T / np.transpose, np.matrix_transpose.
 
 The adjoint of a product depends on the operands' ranks; each case is the textbook rule
 (for C = A @ B: bA = g @ B.T, bB = A.T @ g).
@@ -157,7 +157,23 @@ def _stays_2d(rule, general):
     return pick
 
 
-define("MatMult", [np.matmul], "a, b", _matmul_kind, _stays_2d(_dot_vjp, _matmul_vjp),
+# NumPy 2 spells it np.linalg.matmul too
+_MATMULS = [np.matmul] + [f for f in (getattr(np.linalg, "matmul", None),) if f is not None and f is not np.matmul]
+define("MatMult", _MATMULS, "a, b", _matmul_kind, _stays_2d(_dot_vjp, _matmul_vjp),
        jvp=_stays_2d(_dot_jvp, lambda k, s: _MATMUL_JVP), batch=_stays_2d(_dot_batch, _matmul_batch),
        lower=_matmul_lower)
 define("rt.matmul", [rt.matmul], "a, b", _matmul_kind, _matmul_vjp, jvp=_MATMUL_JVP, batch=_matmul_batch)
+
+
+
+# np.matrix_transpose: the transpose of every matrix of a stack, written as np.swapaxes (whose rules apply)
+def _matrix_transpose_kind(k, s):
+    if k["x"].ndim < 2:
+        raise StaticError(f"matrix_transpose needs an array of rank 2 or more, got rank {k['x'].ndim}")
+    return k["x"]
+
+
+_MATRIX_TRANSPOSES = [f for f in (getattr(np, "matrix_transpose", None), getattr(np.linalg, "matrix_transpose", None))
+                      if f is not None]
+define("np.matrix_transpose", _MATRIX_TRANSPOSES, "x", _matrix_transpose_kind, {"x": "np.swapaxes(g, -1, -2)"},
+       jvp=LINEAR, view="x", lower=lambda s, k, ops: template_expr("np.swapaxes(x, -1, -2)", x=ops["x"]))
