@@ -193,8 +193,25 @@ define("np.ones_like", [np.ones_like], "x, dtype=None", _like, batch=LANEWISE)
 define("np.empty_like", [np.empty_like], "x, dtype=None", _like, batch=LANEWISE)
 define("np.full_like", [np.full_like], "x, fill_value", lambda k, s: k["x"], {"fill_value": "np.sum(g)"},
        diff=("fill_value",), jvp=LINEAR)
+def _arange_vjp(k, s):
+    if getattr(s["stop"], "value", 0) is None:
+        return {}                                 # np.arange(n): 0, 1, ..., whatever n is
+    # start + i * step; the stop only sets how many there are (a step function of it)
+    return {"start": "np.sum(g)", "step": "np.sum(g * np.arange(g.shape[0]))"}
+
+
+def _arange_jvp(k, s):
+    if getattr(s["stop"], "value", 0) is None:
+        return {}
+    return {"start": "t + 0.0 * y", "step": "t * np.arange(y.shape[0])"}
+
+
 define("np.arange", [np.arange], "start, stop=None, step=None",
        lambda k, s: Kind("float64" if any(k[p] is not None and k[p].is_float for p in ("start", "stop", "step"))
-                         else "int64", 1))
-define("np.linspace", [np.linspace], "start, stop, num=50", lambda k, s: Kind("float64", 1))
+                         else "int64", 1), _arange_vjp, diff=("start", "step"), jvp=_arange_jvp)
+# start + (stop - start) * i / (num - 1): the weights of start and stop are linspaces themselves
+define("np.linspace", [np.linspace], "start, stop, num=50", lambda k, s: Kind("float64", 1),
+       {"start": "np.sum(g * np.linspace(1.0, 0.0, num))", "stop": "np.sum(g * np.linspace(0.0, 1.0, num))"},
+       diff=("start", "stop"),
+       jvp={"start": "t * np.linspace(1.0, 0.0, num)", "stop": "t * np.linspace(0.0, 1.0, num)"})
 define("np.eye", [np.eye], "n", lambda k, s: Kind("float64", 2))

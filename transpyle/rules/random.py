@@ -12,7 +12,7 @@ import gast
 from .. import runtime as rt
 from ..ast_utils import parse_expr
 from ..kinds import BOOL, INT, Kind, TupleKind
-from . import define
+from . import LINEAR, define
 from .common import StaticError, dtype_of
 
 KEY = Kind("int64", 1)          # keys are uint32 arrays; to kinds every integer is int64
@@ -184,17 +184,24 @@ def _canonical(fname, params):
     return lower
 
 
-def _define(key, function, signature, kind):
-    # no derivative (diff=()): a draw is a constant to the transforms
-    prim = define(key, [function], signature, kind, diff=())
+def _define(key, function, signature, kind, vjp=None, jvp=None, diff=()):
+    # a draw is a constant to the transforms (diff=()); what it is made from may not be
+    prim = define(key, [function], signature, kind, vjp, diff=diff, jvp=jvp)
     prim.lower = _canonical(function.__name__, prim.params)
 
+
+# minval + (maxval - minval) * u: u, the draw's place in the interval, weighs maxval, and 1 - u minval
+_UNIFORM_WEIGHTS = {"minval": "(maxval - y) / (maxval - minval)", "maxval": "(y - minval) / (maxval - minval)"}
 
 _define("random.key", rt.random_key, "seed", _key_kind)
 _define("random.split", rt.random_split, "key, num=2", _split_kind)
 _define("random.fold_in", rt.random_fold_in, "key, data", _fold_in_kind)
-_define("random.uniform", rt.random_uniform, "key, shape=(), dtype=None, minval=0.0, maxval=1.0", _uniform_kind)
+_define("random.uniform", rt.random_uniform, "key, shape=(), dtype=None, minval=0.0, maxval=1.0", _uniform_kind,
+        vjp={p: f"np.sum(g * {w})" for p, w in _UNIFORM_WEIGHTS.items()},
+        jvp={p: f"t * {w}" for p, w in _UNIFORM_WEIGHTS.items()}, diff=("minval", "maxval"))
 _define("random.normal", rt.random_normal, "key, shape=(), dtype=None", _float_kind)
 _define("random.bernoulli", rt.random_bernoulli, "key, p=0.5, shape=None", _bernoulli_kind)
 _define("random.randint", rt.random_randint, "key, shape, minval, maxval", _randint_kind)
-_define("random.permutation", rt.random_permutation, "key, x", _permutation_kind)
+# the rows of x in the key's order: the cotangent's rows go back by the inverse order
+_define("random.permutation", rt.random_permutation, "key, x", _permutation_kind,
+        vjp={"x": "g[np.argsort(rt.random_permutation(key, g.shape[0]))]"}, jvp=LINEAR, diff=("x",))
