@@ -261,3 +261,32 @@ PROGRAMS = [
     (put_in_helper, draw(N(5)), False),
     (put_then_take, draw(N(4)), False),
 ]
+
+
+# ---- an ellipsis stands for the axes the rest of the index leaves -------------------------------
+# x[..., idx]: the last axis gathered
+def take_last_axis(x):
+    return np.sum(x[..., np.array([2, 0, 2])] * x[..., :3])
+
+
+# y[..., 0] = v, a view through an ellipsis written in place
+def ellipsis_write(x):
+    y = x.copy()
+    y[..., 0] = x[..., 1] * 2.0
+    v = y[0, ...]
+    v += 1.0
+    return np.sum(y ** 2) + np.sum(x[1, ..., 2] * x[..., None, 0])
+
+
+# y[..., mask] = 0 over the last axis
+def ellipsis_mask_write(x):
+    y = x.copy()
+    y[..., x[0, 0] > 0.0] = 0.5
+    return np.sum(y * x)
+
+
+PROGRAMS += [
+    (take_last_axis, draw(N((2, 3, 4))), True),
+    (ellipsis_write, draw(N((3, 4, 3))), True),
+    (ellipsis_mask_write, draw(U((2, 2, 5), avoid=AWAY)), False),
+]

@@ -18,7 +18,8 @@ _MODES = ("jit", "grad", "jvp", "vmap", "vmap_array")
 # it, as JAX's vmap does; the default strategy then runs the examples one by one (mode vmap).
 RAGGED = "refused: the entries a mask selects differ in number per example"
 KNOWN_FAILURES = {(program, "vmap_array"): RAGGED for program in (
-    "mask_select", "mask_rows", "mask_columns", "mask_cube", "mask_clear", "mask_update", "mask_scale")}
+    "mask_select", "mask_rows", "mask_columns", "mask_cube", "mask_clear", "mask_update", "mask_scale",
+    "ellipsis_mask_write")}
 
 
 def _cases(mode):

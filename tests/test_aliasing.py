@@ -40,7 +40,6 @@ WRONG = AssertionError        # the value or a derivative differs from NumPy / f
 REFUSED = TranspileError      # transpyle rejects the program
 
 # ---- what fails today, by cause -------------------------------------------------------------------
-ELLIPSIS_INDEX = "refused: an index must be an integer, not None (`...` in an index)"
 
 
 def rebound_alias(name, other):
@@ -63,7 +62,6 @@ def unsupported(what):
 _ALL = ("jit", "grad", "jvp", "vmap", "vmap_array", "vmap_loop")
 _FAILING = [
     # program, modes, exception, what fails
-    ("ellipsis_view", _ALL, REFUSED, ELLIPSIS_INDEX),
     ("transpose_attr_view", ("vmap_array",), REFUSED, lifted_view("np.transpose")),
     ("np_transpose_view", ("vmap_array",), REFUSED, lifted_view("np.transpose")),
     ("swapaxes_view", ("vmap_array",), REFUSED, lifted_view("np.swapaxes")),

@@ -71,6 +71,7 @@ class _Infer:
             return BOOL if isinstance(node.op, gast.Not) else inner
         if isinstance(node, gast.Subscript):
             base = self.expr_kind(node.value)
+            self.expand_ellipsis(node, base)
             if isinstance(base, TupleKind):
                 return base.items[node.slice.value] if isinstance(node.slice, gast.Constant) else base.items[0]
             try:
@@ -91,6 +92,28 @@ class _Infer:
         if isinstance(node, (gast.Tuple, gast.List)):
             return TupleKind(tuple(self.expr_kind(e) for e in node.elts))
         return None
+
+    def expand_ellipsis(self, node, base):
+        """``x[..., i]``: the ``...`` becomes as many ``:`` as the axes the rest of the index leaves
+        (the rank is known here, and every later pass sees an index of slices and integers)."""
+        elts = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
+        dots = [e for e in elts if isinstance(e, gast.Constant) and e.value is Ellipsis]
+        if not dots or not isinstance(base, Kind):
+            return
+        if len(dots) > 1:
+            raise self.ctx.error(node, "an index can only have a single ellipsis ('...')")
+        used = 0
+        for e in elts:
+            if e is dots[0] or (isinstance(e, gast.Constant) and e.value is None):
+                continue
+            k = None if isinstance(e, gast.Slice) else self.expr_kind(e)
+            used += k.ndim if isinstance(k, Kind) and k.dtype == "bool" and k.ndim else 1
+        if used > base.ndim:
+            raise self.ctx.error(node, f"too many indices for an array of rank {base.ndim}")
+        at = elts.index(dots[0])
+        filled = elts[:at] + [gast.Slice(lower=None, upper=None, step=None)
+                              for _ in range(base.ndim - used)] + elts[at + 1:]
+        node.slice = filled[0] if len(filled) == 1 else gast.Tuple(elts=filled, ctx=gast.Load())
 
     def index_parts(self, index):
         elts = index.elts if isinstance(index, gast.Tuple) else [index]
@@ -125,6 +148,8 @@ class _Infer:
             return self.expr_kind(rhs)
         if self.dtypes.compared(rhs, stmt) is not None:
             return BOOL
+        if isinstance(rhs, gast.Subscript):
+            self.expand_ellipsis(rhs, self.expr_kind(rhs.value))
         prim, bound = lookup(rhs)
         if prim is None:
             raise self.ctx.error(stmt, bound, hint="see docs/subset.md")
@@ -184,6 +209,7 @@ class _Infer:
                     base = self.expr_kind(t.value)
                     if not isinstance(base, Kind) or not base.is_array:
                         raise self.ctx.error(s, f"cannot write into '{t.value.id}' of type {base}")
+                    self.expand_ellipsis(t, base)
                     self.index_parts(t.slice)
                     value = self.expr_kind(s.value)
                     if value.is_float and not base.is_float:
