@@ -194,6 +194,24 @@ def test_vmap_of_grad(sa, sb, rng):
         np.testing.assert_allclose(got[1][i], want[1], rtol=1e-12, atol=1e-12)
 
 
+def recurrent(h, w):
+    for _ in range(3):
+        h = np.tanh(h @ w)
+    return np.sum(h * h)
+
+
+@pytest.mark.parametrize("sh", [(2, 3, 4), (2, 1, 3, 4), (4,)], ids=["stack", "rank4", "vector"])
+def test_in_a_loop(sh, rng):
+    """Products of stacks recorded on the tape of a loop: grad, jvp and vmap of a three-step recurrence."""
+    h, w = rng.normal(size=sh), rng.normal(size=(4, 4)) / 2
+    check_grad(recurrent, (h, w), argnums=(0, 1))
+    check_jvp(recurrent, (h, w), (0, 1), rng)
+    hs = rng.normal(size=(BATCH,) + sh)
+    for strategy in ("array", "loop"):
+        got = transpyle.vmap(recurrent, in_axes=(0, None), backend="numpy", strategy=strategy)(hs, w)
+        np.testing.assert_allclose(got, [recurrent(x, w) for x in hs], rtol=1e-12)
+
+
 # ---- the transposes the adjoints are written with, as a user writes them ----------------------------
 def gram_swapaxes(a, b):
     return np.sum(np.sin(np.swapaxes(a, -1, -2) @ b))
