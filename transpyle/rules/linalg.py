@@ -70,7 +70,6 @@ def _dot_batch(batched, k, s):
 
 
 define("np.dot", [np.dot], "a, b", _dot_kind, _dot_vjp, jvp=_dot_jvp, batch=_dot_batch)
-
 define("np.outer", [np.outer], "a, b", lambda k, s: promote(k["a"], k["b"]).with_ndim(2),
        {"a": "np.dot(g, b)", "b": "np.dot(a, g)"}, jvp={"a": "np.outer(t, b)", "b": "np.outer(a, t)"})
 define("np.transpose", [np.transpose], "x", lambda k, s: k["x"], {"x": "np.transpose(g)"}, jvp=LINEAR, view="x")
@@ -163,7 +162,6 @@ define("MatMult", _MATMULS, "a, b", _matmul_kind, _stays_2d(_dot_vjp, _matmul_vj
        jvp=_stays_2d(_dot_jvp, lambda k, s: _MATMUL_JVP), batch=_stays_2d(_dot_batch, _matmul_batch),
        lower=_matmul_lower)
 define("rt.matmul", [rt.matmul], "a, b", _matmul_kind, _matmul_vjp, jvp=_MATMUL_JVP, batch=_matmul_batch)
-
 
 
 # np.matrix_transpose: the transpose of every matrix of a stack, written as np.swapaxes (whose rules apply)
