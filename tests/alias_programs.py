@@ -584,6 +584,14 @@ def put_writes_target(x, w):
     return np.sum(y * y * w)
 
 
+# `np.place` writes the values, repeated, at the true positions of the mask, through an alias
+def place_writes_target(x, w):
+    y = x.copy()
+    z = y
+    np.place(z, np.arange(6) % 2 == 0, w[:2] * x[0])
+    return np.sum(y * y * w)
+
+
 # `np.fill_diagonal` writes into the array (here through an alias)
 def fill_diagonal_writes_target(A, s):
     B = A.copy()
@@ -858,7 +866,8 @@ PROGRAMS = [
     (ufunc_out_view, draw(N(V6), N(V6)), False),
     (reduction_out, draw(N(M34), N(M34)), False),
     (copyto_view, draw(N(V6), N(V6)), False),
-    (put_writes_target, draw(N(V6), N(V6)), False),
+    (put_writes_target, draw(N(V6), N(V6)), True),
+    (place_writes_target, draw(N(V6), N(V6)), False),
     (fill_diagonal_writes_target, draw(N(M33), U(())), True),
     (fill_writes_view, draw(N(V6), U(())), False),
     (overlap_shift_right, draw(N(V6), N(V6)), True),

@@ -80,7 +80,8 @@ class _Lower:
         arrays = elts[adv.first:adv.last + 1]
         if adv.mask:
             flat = self.fresh("_positions", INT.with_ndim(1))
-            out.append(assign(flat, _call("mask_positions", copy.deepcopy(arrays[0]), name(picked), const(adv.axis))))
+            shape = gast.Attribute(value=name(picked), attr="shape", ctx=gast.Load())
+            out.append(assign(flat, _call("mask_positions", copy.deepcopy(arrays[0]), shape, const(adv.axis))))
             return out, picked, adv, flat
         flat = None
         for c, arr in enumerate(arrays):

@@ -60,7 +60,7 @@ class _Normalizer:
             node.operand = self.pure(node.operand, out)
             return node
         if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name):
-            node.slice = self.pure(node.slice, out)
+            node.slice = self.index(node.slice, out)
             return node
         if isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name):
             return node           # np.float64 and similar dtype references
@@ -68,6 +68,19 @@ class _Normalizer:
             node.args = [self.pure(a, out) for a in node.args]
             return node
         return self.atom(node, out)
+
+    def index(self, node, out):
+        """An index: as ``pure``, with a list in it (``x[[0, 3]]``, ``x[:, [1, 2]]``) an integer array,
+        as NumPy reads it."""
+        def listed(e):
+            if isinstance(e, gast.List):
+                return self.atom(gast.Call(func=parse_expr("np.array"), args=[e], keywords=[]), out)
+            return e
+        if isinstance(node, gast.Tuple):
+            node.elts = [listed(e) for e in node.elts]
+        else:
+            node = listed(node)
+        return self.pure(node, out)
 
     def assign_to(self, target, node, out):
         """Emit statements computing ``node`` into the variable ``target``."""
@@ -123,7 +136,7 @@ class _Normalizer:
                 # a tuple of numbers indexed by a loop variable: indexed as an array
                 node.value = gast.Call(func=parse_expr("np.array"), args=[node.value], keywords=[])
             node.value = self.atom(node.value, out)
-            node.slice = self.pure(node.slice, out)
+            node.slice = self.index(node.slice, out)
             return node, None
         if isinstance(node, (gast.Tuple, gast.List)):
             node.elts = [self.atom(e, out) for e in node.elts]
@@ -207,7 +220,9 @@ class _Normalizer:
         bound.update({kw.arg: kw.value for kw in node.keywords})
         if set(bound) != set(writer.params):
             raise self.ctx.error(node, f"{writer.spelling} needs the arguments {', '.join(writer.params)}")
-        subs = {p: self.atom(v, out) for p, v in bound.items()}
+        # a list argument is an array to NumPy's writers (the positions of np.put)
+        subs = {p: self.atom(gast.Call(func=parse_expr("np.array"), args=[v], keywords=[])
+                             if isinstance(v, gast.List) else v, out) for p, v in bound.items()}
         stmts = parse_stmts(writer.template)
         subs.update({v: name(self.fresh(v)) for v in sorted(all_names(stmts)) if v.startswith("_")})
         stmts = [substitute(st, subs) for st in stmts]
@@ -305,7 +320,7 @@ class _Normalizer:
                 setattr(out[-1], IN_PLACE_ATTR, True)
             elif isinstance(t, gast.Subscript):
                 arr = self.atom(t.value, out)
-                index = self.pure(t.slice, out)
+                index = self.index(t.slice, out)
                 old = self.fresh()
                 out.append(self.located(assign(old, gast.Subscript(value=arr, slice=copy.deepcopy(index),
                                                                     ctx=gast.Load())), s))
@@ -372,7 +387,7 @@ class _Normalizer:
             arr = target.value
             if not isinstance(arr, gast.Name):
                 raise self.ctx.error(s, "in-place writes are supported into a named array: name[index] = value")
-            target.slice = self.pure(target.slice, out)
+            target.slice = self.index(target.slice, out)
             out.append(self.located(assign(target, v), s))
         elif isinstance(target, (gast.Tuple, gast.List)):
             self.unpack(target, value, out, s)

@@ -113,8 +113,9 @@ define("rt.scatter_sum", [rt.scatter_sum], "v, flat, like, axis, count", lambda 
        lambda k, s: {"v": "rt.gather(g, flat, {}, {})".format(*_statics(s))}, diff=("v",), jvp=LINEAR)
 define("rt.axis_positions", [rt.axis_positions], "i, n", lambda k, s: INT.with_ndim(k["i"].ndim),
        batch=lambda b, k, s: None if b["n"] else "rt.axis_positions(i, n)")
-define("rt.mask_positions", [rt.mask_positions], "mask, x, axis", lambda k, s: INT.with_ndim(1),
-       batch=lambda b, k, s: RAGGED if b["mask"] else f"rt.mask_positions(mask, x, {const_value(s['axis']) + 1})")
+# the shape is a shape fact (the same for every example): only a batched mask differs per example
+define("rt.mask_positions", [rt.mask_positions], "mask, shape, axis", lambda k, s: INT.with_ndim(1),
+       batch=lambda b, k, s: RAGGED if b["mask"] else None)
 
 
 # ---- functions returning positions (not differentiable: their results are integers) ------------

@@ -43,3 +43,8 @@ def by_spelling(spelling):
 define_writer("np.copyto", [np.copyto], "dst, src", "dst[:] = src")
 define_writer("np.fill_diagonal", [np.fill_diagonal], "a, val",
               "for _i in range(min(a.shape[0], a.shape[1])):\n    a[_i, _i] = val")
+# the flat positions of a (a view of it: the arrays a program puts into are contiguous); a shorter v
+# repeats, as the write through an index array does
+define_writer("np.put", [np.put], "a, ind, v", "_flat = np.ravel(a)\n_flat[ind] = v")
+# the true positions of mask take vals in order, repeated when shorter
+define_writer("np.place", [np.place], "a, mask, vals", "a[mask] = vals")

@@ -25,10 +25,10 @@ def axis_positions(i, n):
     return out if out.ndim else int(out)
 
 
-def mask_positions(mask, x, axis):
-    """The flat positions (C order) where ``mask`` is true, ``mask`` indexing the axes of ``x``
-    from ``axis`` on; NumPy's ``IndexError`` when the shapes differ."""
-    if mask.shape != x.shape[axis:axis + mask.ndim]:
+def mask_positions(mask, shape, axis):
+    """The flat positions (C order) where ``mask`` is true, ``mask`` indexing the axes of an array of
+    ``shape`` from ``axis`` on; NumPy's ``IndexError`` when the shapes differ."""
+    if mask.shape != tuple(shape[axis:axis + mask.ndim]):
         raise IndexError("boolean index does not match the shape of the indexed array")
     return np.flatnonzero(mask)
 
@@ -56,15 +56,15 @@ def _axis_positions(i, n):
 
 
 @overload(mask_positions, prefer_literal=True)
-def _mask_positions(mask, x, axis):
+def _mask_positions(mask, shape, axis):
     ax = getattr(axis, "literal_value", None)
     if not isinstance(mask, types.Array) or ax is None:
         return None
     m = mask.ndim
 
-    def impl(mask, x, axis):
+    def impl(mask, shape, axis):
         for d in range(m):
-            if mask.shape[d] != x.shape[ax + d]:
+            if mask.shape[d] != shape[ax + d]:
                 raise IndexError("boolean index does not match the shape of the indexed array")
         return np.flatnonzero(mask)
     return impl
