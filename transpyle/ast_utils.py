@@ -1,6 +1,7 @@
 """Tree utilities shared by the passes: templates, node builders, name queries, printing."""
 import ast
 import copy
+import math
 import re
 
 import astor
@@ -128,9 +129,30 @@ def attr_chain(text):
 _COMMENT_LINE = re.compile(r"^(\s*)(?:\"\"\"|'''|'|\")" + re.escape(COMMENT_MARK) + r"(.*?)(?:\"\"\"|'''|'|\")\s*$")
 
 
+class _SpelledConstants(ast.NodeTransformer):
+    """Numbers as expressions with exactly their value: a negative number (or -0.0) as a negation,
+    which the printer parenthesizes where precedence needs it (``(-2.0) ** 2``, not ``-2.0 ** 2``);
+    nan and infinities as ``np.nan`` and ``np.inf``; a complex number as ``complex(re, im)``."""
+
+    def visit_Constant(self, node):
+        v = node.value
+        if isinstance(v, bool) or not isinstance(v, (int, float, complex)):
+            return node
+        if isinstance(v, complex):
+            parts = [self.visit_Constant(ast.Constant(value=p)) for p in (v.real, v.imag)]
+            return ast.Call(func=ast.Name(id="complex", ctx=ast.Load()), args=parts, keywords=[])
+        if v != v:
+            return ast.Attribute(value=ast.Name(id="np", ctx=ast.Load()), attr="nan", ctx=ast.Load())
+        if v < 0 or (v == 0 and math.copysign(1.0, v) < 0):
+            return ast.UnaryOp(op=ast.USub(), operand=self.visit_Constant(ast.Constant(value=-v)))
+        if v == math.inf:
+            return ast.Attribute(value=ast.Name(id="np", ctx=ast.Load()), attr="inf", ctx=ast.Load())
+        return node
+
+
 def to_source(tree):
     """Python source for a gast tree; comment markers become ``#`` lines."""
-    pytree = gast.gast_to_ast(tree)
+    pytree = _SpelledConstants().visit(gast.gast_to_ast(tree))
     ast.fix_missing_locations(pytree)
     text = astor.to_source(pytree)
     lines = []
