@@ -15,7 +15,8 @@ import numpy as np
 
 from . import flat, pipeline
 from . import tree as pytree
-from .backends import choose, compile_function
+from .backends import choose, compile_function, module_marker
+from .backends.compile_time import compile_guarded
 from .cache import load_module
 from .errors import TranspileError
 from .source import FunctionSource, read_function
@@ -137,14 +138,31 @@ class Transformed:
             if self.mode != "primal":
                 self._check_argnums(len(args))
             fname, tree, ctx = self._transform(kinds, static)
-            module = load_module(pipeline.module_source(tree, ctx), fname)
+            module = load_module(pipeline.module_source(tree, ctx) + module_marker(backend), fname)
             getters = [getter for _, getter, _ in ctx.captured.values()]
             captured = tuple(g() for g in getters)
-            entry = compile_function(backend, module, fname, args + captured + tuple(extra))
+            entry = self._compile(module, fname, args + captured + tuple(extra), ctx, kinds, static)
             if getters:
                 entry = _with_captured(entry, len(args), getters)
             self._compiled[key] = entry
         return entry
+
+    def _compile(self, module, fname, args, ctx, kinds, static):
+        """The backend's callable for ``module.fname``. A Numba compile that runs past
+        ``TRANSPYLE_COMPILE_WARN`` seconds warns at the user's function; with ``backend="auto"``
+        the NumPy backend answers until it is done (``compile_time``)."""
+        backend = self.backend_name
+        if backend not in ("numba", "auto"):
+            return compile_function(backend, module, fname, args)
+        where = (getattr(self.fun, "__name__", fname), ctx.filename, ctx.source.tree.lineno)
+
+        def numpy_stand_in():
+            _, np_tree, np_ctx = self._transform(kinds, static, lanes=_lanes("numpy"))
+            # its own module: the compile thread replaces the helpers of the numba one by dispatchers
+            text = pipeline.module_source(np_tree, np_ctx) + "\n# run by the numpy backend while Numba compiles\n"
+            return compile_function("numpy", load_module(text, fname), fname, args)
+        return compile_guarded(lambda: compile_function("numba", module, fname, args), where,
+                               fallback=numpy_stand_in if backend == "auto" else None)
 
     def _transform(self, kinds, static=None, lanes="backend"):
         """Run the pipeline for these argument kinds with this transform's settings; ``lanes`` (see

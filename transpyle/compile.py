@@ -212,7 +212,7 @@ def _module_text(path, order, defs, publics, runtime_text, backend, command):
         text = re.sub(r"\brt\.", "", defs[n][0]).rstrip() + "\n"
         if backend == "numba":
             parallel = ", parallel=PRANGE_ONLY" if "numba.prange" in text else ""
-            text = f"@numba.njit(cache=True{parallel})\n" + text
+            text = f"@numba.njit(cache=True, error_model='numpy'{parallel})\n" + text
         else:                     # a parallel loop is a loop
             text = text.replace("numba.prange(", "range(")
         parts.append("\n" + text)

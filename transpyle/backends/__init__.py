@@ -2,7 +2,9 @@
 (the reference and the debugger's view); ``numba`` compiles each function with ``njit(cache=True)``; ``cuda`` (``cuda_backend``) compiles
 vmapped functions as CUDA kernels.
 """
+import functools
 import os
+import re
 
 from ..errors import TranspileError
 
@@ -16,12 +18,62 @@ def choose(backend):
     return backend
 
 
+def boundscheck():
+    """Whether compiled code checks its indices (an IndexError, as NumPy raises, instead of reading
+    past an array): ``TRANSPYLE_BOUNDSCHECK=1``. Off by default on numba, where it costs speed; the
+    numpy backend always checks, being NumPy."""
+    return os.environ.get("TRANSPYLE_BOUNDSCHECK", "0") not in ("", "0", "false", "no")
+
+
+def module_marker(backend):
+    """A line that makes a module compiled with bounds checks a different module (Numba's cache
+    keys a compiled function by its module's text, not by the options it was compiled with)."""
+    return "\n# compiled with bounds checks\n" if backend == "numba" and boundscheck() else ""
+
+
+_SOURCE_COMMENT = re.compile(r"^\s*# (\S+:\d+: .*)$")
+_HEADER = re.compile(r"from (\S+:\d+) for")
+
+
+def _user_place(module, tb):
+    """Where an error raised in ``module``'s code is in the user's source: the source comment above
+    the generated line it came from (numpy backend), else the function the module was made from."""
+    text = getattr(module, "__transpyle_text__", "")
+    lines = text.splitlines()
+    lineno = None
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == getattr(module, "__file__", None):
+            lineno = tb.tb_lineno
+        tb = tb.tb_next
+    for line in reversed(lines[:lineno or 0]):
+        m = _SOURCE_COMMENT.match(line)
+        if m:
+            return m.group(1)
+    m = _HEADER.search(text)
+    return f"the function at {m.group(1)}" if m else None
+
+
+def _with_index_errors_located(fn, module):
+    """``fn``, whose IndexError (an index out of range, as NumPy raises it) names the user's line."""
+    @functools.wraps(fn)
+    def call(*args):
+        try:
+            return fn(*args)
+        except IndexError as exc:
+            place = _user_place(module, exc.__traceback__)
+            if place is None:
+                raise
+            raise IndexError(f"{exc} (at {place})") from None
+    return call
+
+
 def compile_function(backend, module, fname, args):
     """The callable for ``module.fname`` on ``backend``, compiled for ``args``' types."""
     if backend == "numpy":
-        return getattr(module, fname)
+        return _with_index_errors_located(getattr(module, fname), module)
     if backend == "cuda":          # batched code becomes kernels (Vmapped); nothing else runs on the GPU
         raise TranspileError(f"the cuda backend compiles batched functions, and '{fname}' is not one",
                              hint="wrap it in transpyle.vmap(..., backend='cuda'), or use the numba backend")
     from .numba_backend import compile_function as njit_compile
-    return njit_compile(module, fname, args)
+    compiled = njit_compile(module, fname, args)
+    return _with_index_errors_located(compiled, module) if boundscheck() else compiled

@@ -8,6 +8,8 @@ import numba
 from numba.core import errors as numba_errors
 
 from ..errors import TranspileError
+from .compile_time import opt_level_for, optimization
+from . import boundscheck
 
 
 #: Numba's parallel options for generated code: only the explicit numba.prange loops (of vmap and the
@@ -17,12 +19,14 @@ PRANGE_ONLY = {"prange": True, "numpy": False, "setitem": False, "comprehension"
                "inplace_binop": False, "stencil": False, "fusion": False}
 
 
+# Division by zero gives inf or nan, as in NumPy (the numpy backend), not ZeroDivisionError: a derivative
+# at a domain edge (sqrt at 0, arcsin at 1) is inf there, as NumPy's is.
 def _compile_helpers(module, fname):
     """Other generated functions in the module (the jvp behind a Jacobian) are compiled too, and
     replace their Python versions, so the compiled entry point can call them."""
     for attr, value in list(vars(module).items()):
         if attr != fname and inspect.isfunction(value) and value.__module__ == module.__name__:
-            setattr(module, attr, numba.njit(cache=True)(value))
+            setattr(module, attr, numba.njit(cache=True, error_model="numpy", boundscheck=boundscheck())(value))
 
 
 def compile_function(module, fname, args, nogil=False, prange=True):
@@ -35,7 +39,8 @@ def compile_function(module, fname, args, nogil=False, prange=True):
     if dispatcher is None:
         # a vmap driver's numba.prange loop runs on all cores
         threaded = prange and "numba.prange" in getattr(module, "__transpyle_text__", "")
-        dispatcher = numba.njit(cache=True, nogil=nogil, parallel=PRANGE_ONLY if threaded else False)(py)
+        dispatcher = numba.njit(cache=True, nogil=nogil, parallel=PRANGE_ONLY if threaded else False,
+                                error_model="numpy", boundscheck=boundscheck())(py)
         setattr(module, "__njit_" + fname, dispatcher)
     try:
         sig = tuple(numba.typeof(a) for a in args)
@@ -43,7 +48,8 @@ def compile_function(module, fname, args, nogil=False, prange=True):
             # hints about the generated code's memory layout (a non-contiguous operand of @) are
             # about code the user did not write and cannot change
             warnings.simplefilter("ignore", numba_errors.NumbaPerformanceWarning)
-            dispatcher.compile(sig)
+            with optimization(opt_level_for(getattr(module, "__transpyle_text__", ""))):
+                dispatcher.compile(sig)
     except (numba_errors.NumbaError, ValueError) as exc:
         first = re.sub(r"\x1b\[[0-9;]*m", "", str(exc)).strip().splitlines()
         detail = next((ln for ln in first if ln.strip() and "Failed in" not in ln), first[0] if first else "")

@@ -17,8 +17,9 @@ define("Mult", [np.multiply], "a, b", elementwise("a", "b"), {"a": "g * b", "b":
 define("Div", [np.divide, np.true_divide], "a, b", floating("a", "b"),
        {"a": "g / b", "b": "-g * y / b"}, broadcasts=True)
 define("Pow", [np.power, pow], "a, b", elementwise("a", "b"),
-       # d(a**b)/db uses log(a), taken as 0 where a == 0 (JAX's convention)
-       {"a": "g * b * a ** (b - 1)", "b": "g * y * np.log(a + (a == 0))"}, broadcasts=True)
+       # JAX's conventions at a == 0: d/da is 0 where b == 0 (a ** 0 is 1 everywhere; b * a ** (b - 1)
+       # would be 0 * inf there), and d/db uses log(a) taken as 0
+       {"a": "g * b * a ** (b - 1 + (b == 0))", "b": "g * y * np.log(a + (a == 0))"}, broadcasts=True)
 define("FloorDiv", [np.floor_divide], "a, b", elementwise("a", "b"), {"a": "0.0 * g", "b": "0.0 * g"},
        broadcasts=True)
 define("Mod", [np.mod, np.remainder], "a, b", elementwise("a", "b"),
