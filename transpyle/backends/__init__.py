@@ -8,7 +8,8 @@ import re
 
 from ..errors import TranspileError
 
-BACKENDS = ("numba", "numpy", "cuda")
+#: "auto" is numba, with the NumPy backend answering while a long compile runs (backends/compile_time.py)
+BACKENDS = ("numba", "numpy", "cuda", "auto")
 
 
 def choose(backend):
@@ -28,7 +29,7 @@ def boundscheck():
 def module_marker(backend):
     """A line that makes a module compiled with bounds checks a different module (Numba's cache
     keys a compiled function by its module's text, not by the options it was compiled with)."""
-    return "\n# compiled with bounds checks\n" if backend == "numba" and boundscheck() else ""
+    return "\n# compiled with bounds checks\n" if backend in ("numba", "auto") and boundscheck() else ""
 
 
 _SOURCE_COMMENT = re.compile(r"^\s*# (\S+:\d+: .*)$")

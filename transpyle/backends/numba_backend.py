@@ -1,7 +1,9 @@
 """The Numba backend: ``njit(cache=True)`` on generated functions, compiled eagerly for the
 argument types so that a Numba error surfaces as a TranspileError at the first call."""
+import contextlib
 import inspect
 import re
+import threading
 import warnings
 
 import numba
@@ -29,6 +31,20 @@ def _compile_helpers(module, fname):
             setattr(module, attr, numba.njit(cache=True, error_model="numpy", boundscheck=boundscheck())(value))
 
 
+@contextlib.contextmanager
+def _quiet_performance_hints():
+    """Hints about the generated code's memory layout (a non-contiguous operand of @) are about code
+    the user did not write and cannot change: hidden. Only in the main thread: catch_warnings swaps
+    process-wide state, which a compile left running in a thread (backend="auto") would restore
+    over the main thread's later changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", numba_errors.NumbaPerformanceWarning)
+        yield
+
+
 def compile_function(module, fname, args, nogil=False, prange=True):
     """``nogil=True`` releases the GIL while the function runs, so threads run it in parallel (pmap's
     shards); ``prange=False`` runs numba.prange loops as plain loops (each shard has its own core).
@@ -44,10 +60,7 @@ def compile_function(module, fname, args, nogil=False, prange=True):
         setattr(module, "__njit_" + fname, dispatcher)
     try:
         sig = tuple(numba.typeof(a) for a in args)
-        with warnings.catch_warnings():
-            # hints about the generated code's memory layout (a non-contiguous operand of @) are
-            # about code the user did not write and cannot change
-            warnings.simplefilter("ignore", numba_errors.NumbaPerformanceWarning)
+        with _quiet_performance_hints():
             with optimization(opt_level_for(getattr(module, "__transpyle_text__", ""))):
                 dispatcher.compile(sig)
     except (numba_errors.NumbaError, ValueError) as exc:

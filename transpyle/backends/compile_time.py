@@ -1,0 +1,159 @@
+"""How long a Numba compile of generated code may take: the LLVM optimization level it is compiled
+at, and the guard that warns when a compile runs long (and, for ``backend="auto"``, answers with
+the NumPy backend until the compile is done).
+
+Optimization level. Numba optimizes at LLVM's -O3 unless ``NUMBA_OPT`` says otherwise. Generated
+gradients are long functions of small array loops, each with a broadcasting test per operand and
+dimension; -O3's non-trivial loop unswitching copies such a loop once per combination of those
+tests, which is what made a 3-D stencil's gradient compile for more than ten minutes. -O2 leaves
+that out (and runs the other passes). A function so long that even -O2's per-function passes grow
+faster than its length (SROA over a thousand statements took minutes) is compiled at -O0: its warm
+run is a few times slower, its compile takes seconds instead of many minutes. The level is chosen
+per generated module, only where the user has not set ``NUMBA_OPT``; ``TRANSPYLE_NUMBA_OPT``
+forces one for generated code.
+
+Guard. A compile that has run ``TRANSPYLE_COMPILE_WARN`` seconds (default ``COMPILE_WARN_SECONDS``)
+emits a ``CompileTimeWarning`` at the user's function (file and line), and keeps going.
+"""
+import contextlib
+import os
+import re
+import threading
+import warnings
+
+#: seconds after which a compile warns (``TRANSPYLE_COMPILE_WARN`` overrides it)
+COMPILE_WARN_SECONDS = 30.0
+#: generated code of more than this many statements is compiled at -O0 (see the module docstring)
+LONG_FUNCTION_STATEMENTS = 250
+#: the level for shorter generated code
+DEFAULT_OPT = 2
+
+
+class CompileTimeWarning(UserWarning):
+    """A compile of generated code has run longer than ``TRANSPYLE_COMPILE_WARN`` seconds."""
+
+
+def warn_seconds():
+    """The compile time after which a warning is emitted."""
+    value = os.environ.get("TRANSPYLE_COMPILE_WARN")
+    try:
+        return float(value) if value else COMPILE_WARN_SECONDS
+    except ValueError:
+        return COMPILE_WARN_SECONDS
+
+
+def _statements(text):
+    """The number of statements in generated code (lines that are neither comments nor blank)."""
+    return sum(1 for line in text.splitlines() if line.strip() and not line.lstrip().startswith(("#", '"""')))
+
+
+def opt_level_for(text):
+    """The LLVM optimization level for a generated module with source ``text``, or None to leave
+    Numba's own setting (the user set ``NUMBA_OPT``)."""
+    forced = os.environ.get("TRANSPYLE_NUMBA_OPT")
+    if forced and re.fullmatch(r"[0-3]", forced.strip()):
+        return int(forced)
+    if "NUMBA_OPT" in os.environ:
+        return None
+    return 0 if _statements(text) > LONG_FUNCTION_STATEMENTS else DEFAULT_OPT
+
+
+@contextlib.contextmanager
+def optimization(level):
+    """Numba compiles at LLVM level ``level`` inside the block (nothing changes for None). Numba reads
+    ``config.OPT`` each time it builds its pass pipelines; the compiler lock is held so that no
+    other thread's compile runs at this level."""
+    if level is None:
+        yield
+        return
+    from numba.core import config
+    from numba.core.compiler_lock import global_compiler_lock
+    with global_compiler_lock:
+        saved = config.OPT
+        config.OPT = config._OptLevel(level)
+        try:
+            yield
+        finally:
+            config.OPT = saved
+
+
+class _Outcome:
+    """What a compile running in a thread produced: its value or its exception."""
+
+    def __init__(self):
+        self.done = threading.Event()
+        self.value = None
+        self.error = None
+
+
+def start(compile_):
+    """Run ``compile_()`` in a daemon thread; returns its ``_Outcome``."""
+    outcome = _Outcome()
+
+    def run():
+        try:
+            outcome.value = compile_()
+        except BaseException as exc:      # handed to the caller's thread
+            outcome.error = exc
+        finally:
+            outcome.done.set()
+    threading.Thread(target=run, name="transpyle-compile", daemon=True).start()
+    return outcome
+
+
+def slow_warning(where, seconds, falling_back):
+    """Warn that the compile of ``where`` (name, file, line) has taken ``seconds`` so far."""
+    name, filename, lineno = where
+    place = f" ({filename}:{lineno})" if filename else ""
+    then = ("answering with the NumPy backend until it is done" if falling_back else
+            "still compiling; backend='auto' answers with the NumPy backend meanwhile")
+    warnings.warn_explicit(
+        f"Numba has been compiling the generated code of '{name}'{place} for {seconds:g} s; {then} "
+        "(TRANSPYLE_COMPILE_WARN sets this threshold)", CompileTimeWarning, filename or "<unknown>", lineno or 0)
+
+
+def compile_guarded(compile_, where, fallback=None):
+    """The result of ``compile_()``, warning at ``where`` when it runs past ``warn_seconds()``.
+    Without ``fallback`` the compile runs in this thread and a timer thread warns. With
+    ``fallback`` (a function returning a callable) it runs in a thread of its own: one not done in
+    time is left running, and the result is a callable that runs ``fallback()``'s callable until
+    it is done."""
+    seconds = warn_seconds()
+    if fallback is None:
+        timer = threading.Timer(seconds, slow_warning, (where, seconds, False))
+        timer.daemon = True
+        timer.start()
+        try:
+            return compile_()
+        finally:
+            timer.cancel()
+    outcome = start(compile_)
+    if not outcome.done.wait(seconds):
+        slow_warning(where, seconds, True)
+        return Pending(outcome, fallback(), where)
+    if outcome.error is not None:
+        raise outcome.error
+    return outcome.value
+
+
+class Pending:
+    """A compiled function still compiling: calls run the stand-in until the compile is done."""
+
+    def __init__(self, outcome, stand_in, where):
+        self.outcome = outcome
+        self.stand_in = stand_in
+        self.where = where
+        self.failed_reported = False
+
+    def __call__(self, *args):
+        outcome = self.outcome
+        if outcome.done.is_set():
+            if outcome.error is None:
+                return outcome.value(*args)
+            if not self.failed_reported:       # the stand-in's answers stay right; say once why
+                self.failed_reported = True
+                name, filename, lineno = self.where
+                warnings.warn_explicit(f"the Numba compile of '{name}' failed ({outcome.error}); the NumPy "
+                                       "backend answers instead", CompileTimeWarning, filename or "<unknown>",
+                                       lineno or 0)
+        return self.stand_in(*args)
