@@ -4,8 +4,10 @@ Indexing reads accumulate into part of the operand's adjoint (``bx[index] += g``
 write ``x[index] = v`` passes the written part's cotangent to ``v`` and clears it, because the
 old contents no longer reach the output.
 """
+import gast
 import numpy as np
 
+from ..ast_utils import template_expr
 from ..kinds import INT, Kind, TupleKind
 from . import LANEWISE, LINEAR, SHAPE, define
 from .advanced import indexed_ndim
@@ -146,6 +148,61 @@ define("np.concatenate", [np.concatenate], "arrays, axis=0", _join_kind(0), _con
        varargs=True, jvp=LINEAR)
 define("np.stack", [np.stack], "arrays, axis=0", _join_kind(1), _stack_vjp, diff=("arrays",), varargs=True,
        jvp=LINEAR)
+
+
+# np.hstack / np.vstack: np.concatenate along the axis NumPy picks from the operands' rank (hstack joins
+# 1-D arrays end to end and the columns of anything else; vstack stacks 1-D arrays as rows)
+def _hstack_axis(k):
+    return 0 if k["arrays"][0].ndim == 1 else 1
+
+
+def _vstack_kind(k, s):
+    out = _join_kind(0)(k, s)
+    return out.with_ndim(max(out.ndim, 2))
+
+
+def _vstack_lower(s, k, ops):
+    if k["arrays"][0].ndim == 1:
+        return template_expr("np.stack(arrays, axis=0)", arrays=ops["arrays"])
+    return template_expr("np.concatenate(arrays, axis=0)", arrays=ops["arrays"])
+
+
+def _hstack_vjp(k, s):
+    return _concatenate_vjp(k, {"axis": gast.Constant(value=_hstack_axis(k), kind=None)})
+
+
+def _vstack_vjp(k, s):
+    if k["arrays"][0].ndim == 1:
+        return {("arrays", i): f"g[{i}]" for i in range(len(k["arrays"]))}
+    return _concatenate_vjp(k, {"axis": gast.Constant(value=0, kind=None)})
+
+
+define("np.hstack", [np.hstack], "arrays", _join_kind(0), _hstack_vjp, diff=("arrays",), varargs=True, jvp=LINEAR,
+       lower=lambda s, k, ops: template_expr(f"np.concatenate(arrays, axis={_hstack_axis(k)})", arrays=ops["arrays"]))
+define("np.vstack", [np.vstack], "arrays", _vstack_kind, _vstack_vjp, diff=("arrays",), varargs=True, jvp=LINEAR,
+       lower=_vstack_lower)
+
+
+# np.flip: a view with the flipped axes read backwards, written as that basic index (Numba's np.flip
+# takes no axis); its own adjoint
+def _flipped(k, s):
+    ndim = k["x"].ndim
+    axis = const_value(s["axis"], "axis")
+    axes = range(ndim) if axis is None else (axis,) if isinstance(axis, int) else axis
+    if not all(isinstance(a, int) and -ndim <= a < ndim for a in axes):
+        raise StaticError(f"axis {axis!r} is out of range for an array of {ndim} axes")
+    axes = {a % ndim for a in axes}
+    return "[" + ", ".join("::-1" if a in axes else ":" for a in range(ndim)) + "]"
+
+
+def _flip_kind(k, s):
+    _flipped(k, s)
+    return k["x"]
+
+
+define("np.flip", [np.flip], "x, axis=None", _flip_kind,
+       lambda k, s: {"x": "g" + _flipped(k, s)}, diff=("x",), jvp=LINEAR, view="x",
+       lower=lambda s, k, ops: template_expr("x" + _flipped(k, s), x=ops["x"]))
 
 
 def _array_literal_kind(k, s):
