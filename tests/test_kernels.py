@@ -1,0 +1,120 @@
+"""Scientific kernels (every program of kernel_programs.py) in jit, grad, jvp and vmap (the default
+strategy and array lifting), checked against NumPy and finite differences as test_aliasing.py does.
+
+Cases that fail today are listed in KNOWN_FAILURES with what goes wrong, and run as strict xfails
+restricted to that exception type: a wrong value or derivative is an AssertionError, a refusal a
+TranspileError, a crash of the generated code any other exception. A fix makes its cases XPASS,
+which fails the run until the entry is removed, and a case whose failure changes kind fails too.
+"""
+import copy
+
+import numpy as np
+import pytest
+
+from transpyle.errors import TranspileError
+from gradcheck import assert_unchanged, check_grad, check_jvp
+from kernel_programs import PROGRAMS
+from program_modes import check_jit, check_vmap, float_argnums
+
+WRONG = AssertionError        # the value or a derivative differs from NumPy / finite differences
+REFUSED = TranspileError      # transpyle rejects the program
+CRASH = ValueError            # the generated code raises
+
+_ALL = ("jit", "grad", "jvp", "vmap", "vmap_array")
+
+
+def no_rule(function):
+    return f"refused: {function} has no derivative rule"
+
+
+# the adjoint of an array whose shape changes from one loop iteration to the next (a slice with a
+# bound that is the loop index, `l[i, :i]`) is reset, after its iteration, to zeros of the shape it
+# had in that iteration, not of the one the next (earlier) iteration gives it
+LOOP_SHAPE = "crash: an adjoint in a loop keeps the shape of the iteration after it"
+_FAILING = [
+    # program, modes, exception, what fails
+    ("symm", ("grad",), CRASH, LOOP_SHAPE),
+    ("syrk", ("grad",), CRASH, LOOP_SHAPE),
+    ("syr2k", ("grad",), CRASH, LOOP_SHAPE),
+    ("trmm", ("grad",), CRASH, LOOP_SHAPE),
+    ("cholesky", ("grad",), CRASH, LOOP_SHAPE),
+    ("ludcmp", ("grad",), CRASH, LOOP_SHAPE),
+    ("trisolv", ("grad",), CRASH, LOOP_SHAPE),
+    ("covariance", ("grad",), CRASH, LOOP_SHAPE),
+    ("correlation", ("grad",), CRASH, LOOP_SHAPE),
+    ("spmv", ("grad",), CRASH, LOOP_SHAPE),
+    ("durbin", ("grad",), CRASH, LOOP_SHAPE),
+    ("correlation", ("vmap_array",), REFUSED, "refused: a mask write whose positions differ per example"),
+    ("vadv", ("grad",), WRONG, "wrong: the gradient with respect to wcon"),
+]
+
+# (program, mode) -> (exception type, what fails), on every backend
+KNOWN_FAILURES = {(program, mode): (raises, reason)
+                  for program, modes, raises, reason in _FAILING for mode in modes}
+
+# failures of the numba backend alone (the numpy backend passes these), same format
+NUMBA_ONLY = {}
+
+
+def _cases(mode):
+    params = []
+    for fn, make, on_numba in PROGRAMS:
+        # array lifting is a numpy-backend check here: the numba runs cover the default strategy
+        for backend in ("numpy", "numba") if on_numba and mode != "vmap_array" else ("numpy",):
+            marks = [pytest.mark.numba] if backend == "numba" else []
+            known = KNOWN_FAILURES.get((fn.__name__, mode))
+            if known is None and backend == "numba":
+                known = NUMBA_ONLY.get((fn.__name__, mode))
+            if known is not None:
+                raises, reason = known
+                marks.append(pytest.mark.xfail(strict=True, raises=raises, reason=reason))
+            params.append(pytest.param(fn, make, backend, id=f"{fn.__name__}-{backend}", marks=marks))
+    return params
+
+
+def test_known_failures_name_programs_and_modes():
+    """An entry for a renamed or removed program would silently stop applying."""
+    names = {fn.__name__ for fn, _, _ in PROGRAMS}
+    assert len(names) == len(PROGRAMS), "two programs share a name"
+    for table in (KNOWN_FAILURES, NUMBA_ONLY):
+        assert {program for program, _ in table} <= names
+        assert {mode for _, mode in table} <= set(_ALL)
+    assert not set(NUMBA_ONLY) & set(KNOWN_FAILURES)
+
+
+@pytest.mark.parametrize("fn, make", [pytest.param(fn, make, id=fn.__name__) for fn, make, _ in PROGRAMS])
+def test_kernel_is_a_pure_scalar_function(fn, make, rng):
+    """The suite's own premise: NumPy runs each kernel without touching its inputs and returns a
+    real scalar, so finite differences of the kernel are derivatives of one function."""
+    args = make(rng)
+    before = copy.deepcopy(args)
+    value = fn(*args)
+    assert_unchanged(before, args, "argument")
+    assert np.ndim(value) == 0 and np.isrealobj(value) and np.isfinite(value)
+
+
+@pytest.mark.parametrize("fn, make, backend", _cases("jit"))
+def test_jit(fn, make, backend, rng):
+    check_jit(fn, make(rng), backend)
+
+
+@pytest.mark.parametrize("fn, make, backend", _cases("grad"))
+def test_grad(fn, make, backend, rng):
+    args = make(rng)
+    check_grad(fn, args, float_argnums(args), backend=backend)
+
+
+@pytest.mark.parametrize("fn, make, backend", _cases("jvp"))
+def test_jvp(fn, make, backend, rng):
+    args = make(rng)
+    check_jvp(fn, args, float_argnums(args), rng, backend=backend)
+
+
+@pytest.mark.parametrize("fn, make, backend", _cases("vmap"))
+def test_vmap(fn, make, backend, rng):
+    check_vmap(fn, make, backend, "auto", rng)
+
+
+@pytest.mark.parametrize("fn, make, backend", _cases("vmap_array"))
+def test_vmap_array(fn, make, backend, rng):
+    check_vmap(fn, make, backend, "array", rng)
