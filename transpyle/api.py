@@ -285,7 +285,8 @@ grad.__doc__ = """Gradient of a scalar function with respect to argument(s) ``ar
 
 ``grad(f)(x, ...)`` has the shape of ``x``; with a tuple ``argnums`` a tuple of gradients.
 With ``has_aux=True`` ``f`` returns ``(value, aux)`` and the result is ``(gradient, aux)``.
-``backend`` is ``"numba"`` (default, or ``$TRANSPYLE_BACKEND``) or ``"numpy"``; ``"cuda"`` takes
+``backend`` is ``"numba"`` (default, or ``$TRANSPYLE_BACKEND``) or ``"numpy"``; ``"auto"`` is numba,
+answered by numpy while a compile runs past ``$TRANSPYLE_COMPILE_WARN`` seconds; ``"cuda"`` takes
 ``f`` of the form ``return np.sum(vmap(loss, in_axes=...)(w, x, y))`` (or ``np.mean``) and runs it as
 one kernel whose threads add up per-example gradients, atomically or, with ``deterministic=True``,
 in a fixed order by a second kernel (docs/cuda.md).
