@@ -29,10 +29,13 @@ def call_object(call):
 
 def lookup(rhs):
     """(primitive, {param: node}) for an ANF right-hand side, or (None, problem message)."""
-    if isinstance(rhs, gast.BinOp):
-        return rules.by_key(type(rhs.op).__name__), {"a": rhs.left, "b": rhs.right}
-    if isinstance(rhs, gast.UnaryOp):
-        return rules.by_key(type(rhs.op).__name__), {"x": rhs.operand}
+    if isinstance(rhs, (gast.BinOp, gast.UnaryOp)):
+        prim = rules.by_key(type(rhs.op).__name__)
+        if prim is None:
+            return None, f"the operator '{type(rhs.op).__name__}' is not supported"
+        if isinstance(rhs, gast.BinOp):
+            return prim, {"a": rhs.left, "b": rhs.right}
+        return prim, {"x": rhs.operand}
     if isinstance(rhs, gast.Compare):
         return rules.by_key(type(rhs.ops[0]).__name__), {"a": rhs.left, "b": rhs.comparators[0]}
     if isinstance(rhs, gast.Subscript):

@@ -39,6 +39,22 @@ for _op in ("Lt", "LtE", "Gt", "GtE"):
     define(_op, [], "a, b", _ordered, batch=LANEWISE)
 define("np.logical_and", [np.logical_and], "a, b", boolean("a", "b"), batch=LANEWISE)
 define("np.logical_or", [np.logical_or], "a, b", boolean("a", "b"), batch=LANEWISE)
+
+
+# & | ^ ~ of booleans (masks combined as `(r >= a) & (r < b)`) and of integers: bitwise, no derivative
+def _bitwise(*names):
+    def kind(k, s):
+        if any(k[n].is_float for n in names):
+            raise StaticError("bitwise operators take booleans or integers, not floats",
+                              hint="combine conditions with & only after comparing them: (x > a) & (x < b)")
+        return elementwise(*names)(k, s)
+    return kind
+
+
+define("BitAnd", [np.bitwise_and], "a, b", _bitwise("a", "b"), batch=LANEWISE)
+define("BitOr", [np.bitwise_or], "a, b", _bitwise("a", "b"), batch=LANEWISE)
+define("BitXor", [np.bitwise_xor], "a, b", _bitwise("a", "b"), batch=LANEWISE)
+define("Invert", [np.invert], "x", _bitwise("x"), batch=LANEWISE)
 define("np.isnan", [np.isnan, math.isnan], "x", boolean("x"), batch=LANEWISE)
 define("np.isfinite", [np.isfinite, math.isfinite], "x", boolean("x"), batch=LANEWISE)
 
