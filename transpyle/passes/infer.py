@@ -66,6 +66,9 @@ class _Infer:
             left, right = self.expr_kind(node.left), self.expr_kind(node.right)
             k = promote(left, right)
             return k.with_dtype("float64") if isinstance(node.op, gast.Div) else k
+        if isinstance(node, gast.Compare):        # in rule templates: (b == 0)
+            sides = [self.expr_kind(e) for e in [node.left] + node.comparators]
+            return BOOL.with_ndim(max(k.ndim for k in sides))
         if isinstance(node, gast.UnaryOp):
             inner = self.expr_kind(node.operand)
             return BOOL if isinstance(node.op, gast.Not) else inner
