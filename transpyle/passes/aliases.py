@@ -89,7 +89,7 @@ class Aliases:
                 self.defs.setdefault(t.id, []).append(s)
         self.written = {s.targets[0].value.id for s in assigns if isinstance(s.targets[0], gast.Subscript)}
         self.view_of = {}                   # id(view statement) -> base name
-        self.strided = _strided(assigns)
+        self.strided = _strided(assigns, self.operand_kinds)
         self.targets = {}                   # id(view statement) -> the name it binds
         for s in assigns:
             base = self.base_of(s)
@@ -133,13 +133,17 @@ class Aliases:
         if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):
             return value.value.id
         prim, bound = lookup(value)
-        param = getattr(prim, "view", None) if prim is not None else None
+        param = prim.viewed(self.operand_kinds(bound)) if prim is not None else None
         operand = bound.get(param) if param else None
         if not isinstance(operand, gast.Name):
             return None
         if prim.key in ("np.ravel", "np.reshape") and operand.id in self.strided:
             return None                 # NumPy copies what it cannot view with the new shape
         return operand.id
+
+    def operand_kinds(self, bound):
+        """param -> the kind of the operand, for the operands that are names."""
+        return {p: self.kinds.get(n.id) for p, n in bound.items() if isinstance(n, gast.Name)}
 
     # ---- questions the transforms ask ------------------------------------------------------------
     def members(self, v):
@@ -233,6 +237,8 @@ class Aliases:
             viewing = [s for s in stmts if id(s) in self.view_of]
             if not viewing or not any(self.written_after(s) for s in viewing):
                 continue
+            for s in viewing:
+                self.check_writable(v, s)
             same = len(viewing) == len(stmts) and len({expr_source(s.value) for s in stmts}) == 1 and \
                 len({id(block_of(self.body, s)) for s in stmts}) == 1
             if same:                    # the same view taken again in one block (row = A[i] ... row = A[i])
@@ -250,6 +256,16 @@ class Aliases:
             self.check_view(v, viewing[0])
             out[v] = viewing[0]
         return out
+
+    def check_writable(self, v, s):
+        """Refuse a view whose primitive says it cannot follow writes into its buffer (``readonly``)."""
+        prim, _ = lookup(s.value)
+        if prim is not None and prim.readonly:
+            base = self.view_of[id(s)]
+            raise self.ctx.error(s, f"'{v}' is a view of '{base}' made by {prim.key}, and their buffer is written "
+                                    f"in place while '{v}' is in use: {prim.readonly}",
+                                 hint=f"take '{v} = ....copy()' where a separate array is meant, or build the new "
+                                      f"array instead of writing into it")
 
     def check_view(self, v, s):
         """A view is followed through its base's adjoint at each use, so its base and the names in its
@@ -303,7 +319,11 @@ class Aliases:
                                        UserWarning, filename, lineno)
 
 
-def _strided(assigns):
+#: views that keep the memory layout of their operand
+_CONTIGUOUS_VIEWS = ("np.ravel", "np.reshape", "np.asarray", "np.ascontiguousarray", "np.atleast_2d")
+
+
+def _strided(assigns, operand_kinds):
     """Names that may hold an array not contiguous in memory: transposes, and slices other than
     ``A[i, j:k, :, :]`` (integers, then one slice of unit step, then whole axes), and what they name."""
     def strided_index(index):
@@ -328,12 +348,14 @@ def _strided(assigns):
             if not isinstance(t, gast.Name) or t.id in out:
                 continue
             prim, bound = lookup(value) if isinstance(value, gast.Call) else (None, None)
+            # a view other than a reshape (a transpose, a part of complex numbers) is strided
+            param = prim.viewed(operand_kinds(bound)) if prim is not None else None
             if isinstance(value, gast.Name) and value.id in out or \
                     isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name) and \
                     (value.value.id in out or strided_index(value.slice)) or \
-                    prim is not None and prim.key == "np.transpose" or \
-                    prim is not None and prim.view and isinstance(bound.get(prim.view), gast.Name) and \
-                    bound[prim.view].id in out and prim.key not in ("np.ravel", "np.reshape"):
+                    param and prim.key not in _CONTIGUOUS_VIEWS or \
+                    param and isinstance(bound.get(param), gast.Name) and \
+                    bound[param].id in out and prim.key not in ("np.ravel", "np.reshape"):
                 out.add(t.id)
                 grown = True
     return out

@@ -17,6 +17,7 @@ import numpy as np
 from .. import rules, runtime
 from ..ast_utils import const, dotted, name, parse_expr, stored_names
 from ..context import DeferredCall
+from ..primitives import call_object
 from ..custom import CustomRule
 from ..rules.common import StaticError
 from ..rules.matrices import composite, multi_output
@@ -43,7 +44,11 @@ _UNSUPPORTED_STATEMENTS = {
 _METHODS = {"copy": "np.copy", "sum": "np.sum", "mean": "np.mean", "prod": "np.prod", "max": "np.max",
             "min": "np.min", "ravel": "np.ravel", "flatten": "np.ravel", "dot": "np.dot",
             "transpose": "np.transpose", "reshape": "np.reshape", "fill": "np.copyto",
-            "swapaxes": "np.swapaxes", "astype": "rt.astype"}
+            "swapaxes": "np.swapaxes", "astype": "rt.astype", "any": "np.any", "all": "np.all",
+            "trace": "np.trace", "diagonal": "np.diagonal"}
+
+# array attributes that are calls: x.T is np.transpose(x), z.real is np.real(z) (views of x, z)
+_ATTRIBUTE_CALLS = {"T": "np.transpose", "mT": "np.matrix_transpose", "real": "np.real", "imag": "np.imag"}
 
 _SPELLING = None
 
@@ -180,7 +185,28 @@ class _Resolver(gast.NodeTransformer):
                 out.append(new)
         return out
 
+    def visit_AugAssign(self, node):
+        split = self._write_through_attribute(node, node.target)
+        return split if split is not None else self.generic_visit(node)
+
+    def _write_through_attribute(self, node, target):
+        """``z.real[i] = v`` (or ``a.T[i] += v``): the attribute is a view taken first, ``_z_real1 = z.real``,
+        then written into, ``_z_real1[i] = v``, as NumPy writes into the viewed buffer."""
+        if not (isinstance(target, gast.Subscript) and isinstance(target.value, gast.Attribute) and
+                target.value.attr in _ATTRIBUTE_CALLS):
+            return None
+        of = target.value.value.id if isinstance(target.value.value, gast.Name) else "view"
+        view = self.ctx.namer.fresh(f"_{of}_{target.value.attr}")
+        self.locals.add(view)
+        taken = gast.copy_location(gast.Assign(targets=[name(view, store=True)], value=target.value,
+                                               type_comment=None), node)
+        target.value = gast.copy_location(name(view), target)
+        return self.block([taken, node])
+
     def visit_Assign(self, node):
+        split = self._write_through_attribute(node, node.targets[0]) if len(node.targets) == 1 else None
+        if split is not None:
+            return split
         # `g = transpyle.grad(loss)` with static arguments: built now, its calls are transformed code
         target = node.targets[0] if len(node.targets) == 1 else None
         if isinstance(target, gast.Name) and isinstance(node.value, gast.Call):
@@ -302,12 +328,16 @@ class _Resolver(gast.NodeTransformer):
             raise self.ctx.error(node, f"'{chain}' cannot be used as a value here",
                                  hint=f"call it; to pass it to a helper, wrap it: lambda v: {chain}(v)")
         node.value = self.visit(node.value)
-        if node.attr == "T":
-            return gast.Call(func=parse_expr("np.transpose"), args=[node.value], keywords=[])
-        if node.attr in ("shape", "size", "ndim", "real", "imag", "dtype"):
+        if node.attr in _ATTRIBUTE_CALLS:
+            if not isinstance(node.ctx, gast.Load):
+                raise self.ctx.error(node, f"assigning to the attribute '.{node.attr}' is not supported",
+                                     hint=f"write into its elements: x.{node.attr}[...] = value")
+            return gast.copy_location(gast.Call(func=parse_expr(_ATTRIBUTE_CALLS[node.attr]), args=[node.value],
+                                                keywords=[]), node)
+        if node.attr in ("shape", "size", "ndim", "dtype"):
             return node
         raise self.ctx.error(node, f"the attribute '.{node.attr}' is not supported",
-                             hint="supported array attributes: .shape .size .ndim .dtype .T")
+                             hint="supported array attributes: .shape .size .ndim .dtype .T .mT .real .imag")
 
     def visit_Call(self, node):
         node.args = [self.visit(a) for a in node.args]
@@ -451,13 +481,19 @@ class _Resolver(gast.NodeTransformer):
             raise self.ctx.error(node, f"the method '.{func.attr}()' is not supported",
                                  hint="use the np.* function form of supported operations")
         args = list(node.args)
-        if func.attr == "reshape" and len(args) > 1:
+        if func.attr in ("reshape", "transpose") and len(args) > 1:      # x.transpose(1, 0, 2)
             args = [gast.Tuple(elts=args, ctx=gast.Load())]
-        if func.attr == "transpose" and args:
-            raise self.ctx.error(node, "transpose with axes is not supported", hint="use .T for matrices")
         call = gast.Call(func=parse_expr(target), args=[func.value] + args, keywords=node.keywords)
         if func.attr == "flatten":        # a new array, where ravel may return a view
             call = gast.Call(func=parse_expr("np.copy"), args=[call], keywords=[])
+        builder = call_rewrite(call_object(call))
+        if builder is not None:           # x.trace(1): written as np.trace(x, 1) is
+            try:
+                written = builder(call)
+            except StaticError as exc:
+                raise self.ctx.error(node, str(exc), hint=exc.hint or "see docs/subset.md") from None
+            if written is not None:
+                return gast.copy_location(written, node)
         return call
 
 

@@ -41,7 +41,15 @@ class Primitive:
     varargs: bool = False         # the first parameter takes a tuple/list of operands
     jvp: object = None            # LINEAR, dict param -> tangent template, or (kinds, statics) -> dict
     batch: object = None          # LANEWISE, SHAPE, Tape, AlongAxis, (batched, kinds, statics) -> template, or None
-    view: str = None              # the parameter whose buffer the result shares (NumPy returns a view of it)
+    view: object = None           # the parameter whose buffer the result shares (NumPy returns a view of it),
+    #                               or (kinds) -> that parameter or None, where it depends on the operands' ranks
+    readonly: str = None          # why the view is read-only here: a write into its buffer while it is in use
+    #                               is refused with this reason (NumPy's read-only views, views whose adjoint
+    #                               is no view of the base's adjoint)
+
+    def viewed(self, kinds):
+        """The parameter whose buffer the result shares, for operands of ``kinds`` (param -> Kind), or None."""
+        return self.view(kinds) if callable(self.view) else self.view
 
     @property
     def stacks(self):
@@ -131,16 +139,18 @@ class AlongAxis:
 
 
 def define(key, objects, signature, kind, vjp=None, diff=None, broadcasts=False, lower=None, varargs=False,
-           jvp=None, batch=None, view=None):
+           jvp=None, batch=None, view=None, readonly=None):
     """Register a primitive. ``objects`` are the Python callables that resolve to it. Primitives that
     broadcast are elementwise, so their batching rule defaults to ``LANEWISE``. ``view``: the parameter
-    whose buffer the result shares, for primitives that return a view (see ``passes/aliases``)."""
+    whose buffer the result shares, for primitives that return a view (see ``passes/aliases``); ``readonly``:
+    why writes into that buffer are refused while the view is in use."""
     params, defaults = _parse_signature(signature)
     if diff is None:
         diff = tuple(p for p in params if p not in defaults) if (vjp is not None or jvp is not None) else ()
     if batch is None and broadcasts and key != "setitem":
         batch = LANEWISE
-    prim = Primitive(key, params, defaults, tuple(diff), kind, vjp, broadcasts, lower, varargs, jvp, batch, view)
+    prim = Primitive(key, params, defaults, tuple(diff), kind, vjp, broadcasts, lower, varargs, jvp, batch, view,
+                     readonly)
     _BY_KEY[key] = prim
     for obj in objects:
         _BY_OBJECT[id(obj)] = (obj, prim)
@@ -183,4 +193,4 @@ def bind(prim, args, keywords):
 
 
 # the families register themselves on import
-from . import elementwise, reductions, linalg, arrays, advanced, generated, random, matrices, collectives, ufunc_methods, statistics, grids  # noqa: E402,F401
+from . import elementwise, reductions, linalg, arrays, advanced, generated, random, matrices, collectives, ufunc_methods, statistics, grids, diagonals  # noqa: E402,F401,E501

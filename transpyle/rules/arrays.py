@@ -109,6 +109,53 @@ _permutation("swapaxes", ("axis1", "axis2"), ("axis1", "axis2"))
 _permutation("moveaxis", ("source", "destination"), ("destination", "source"))
 
 
+def transposition(k, s):
+    """The permutation ``np.transpose(x, axes)`` makes, as a tuple of non-negative axes (the reversed axes for
+    ``axes=None``), checked against the rank."""
+    ndim = k["x"].ndim
+    axes = const_value(s["axes"], "axes")
+    if axes is None:
+        return tuple(range(ndim - 1, -1, -1))
+    if isinstance(axes, int) and ndim == 1:
+        axes = (axes,)
+    if not isinstance(axes, tuple) or len(axes) != ndim or \
+            not all(isinstance(a, int) and not isinstance(a, bool) and -ndim <= a < ndim for a in axes) or \
+            sorted(a % ndim for a in axes) != list(range(ndim)):
+        raise StaticError(f"axes {axes!r} is not a permutation of the {ndim} axes of the array",
+                          hint=f"name each of the axes 0 .. {ndim - 1} once (negative axes count from the end)")
+    return tuple(a % ndim for a in axes)
+
+
+def _transpose_kind(k, s):
+    transposition(k, s)
+    return k["x"]
+
+
+def _transpose_vjp(k, s):
+    axes = transposition(k, s)
+    inverse = tuple(sorted(range(len(axes)), key=axes.__getitem__))
+    return {"x": f"np.transpose(g, {inverse!r})" if axes else "g"}
+
+
+def _transpose_batch(batched, k, s):
+    """The batch axis stays first; the permuted axes are counted past it."""
+    if batched["axes"]:
+        return None
+    return f"np.transpose(x, {(0,) + tuple(a + 1 for a in transposition(k, s))!r})"
+
+
+def _transpose_lower(s, k, ops):
+    """The permutation written out with non-negative axes (``x.T`` keeps its short form)."""
+    if const_value(s["axes"], "axes") is None:
+        return None
+    return template_expr(f"np.transpose(x, {transposition(k, s)!r})", x=ops["x"])
+
+
+define("np.transpose", [np.transpose] + [f for f in (getattr(np, "permute_dims", None),) if f is not None],
+       "x, axes=None", _transpose_kind, _transpose_vjp, diff=("x",), jvp=LINEAR,
+       batch=_transpose_batch, view="x", lower=_transpose_lower)
+
+
 # ---- joins: the operands come as a tuple ``arrays``; templates name them a0, a1, ... -------------
 def _join_kind(extra_dim):
     def kind(k, s):

@@ -104,11 +104,15 @@ def _abs_jvp(k, s):
 
 define("np.abs", [np.abs, np.absolute, abs, math.fabs], "x", lambda k, s: real_of(k["x"]), _abs_vjp,
        broadcasts=True, jvp=_abs_jvp)
+# z.real and z.imag are views of the complex buffer (z itself for a real z). The real parts of z's adjoint
+# are the real part's adjoint, so a write through z.real is followed as a view; the imaginary parts of
+# z's adjoint are minus the imaginary part's (JAX's convention), which no view of it can carry
 define("np.real", [np.real], "x", lambda k, s: real_of(k["x"]), {"x": "g"}, broadcasts=True,
-       jvp={"x": "np.real(t)"})
+       jvp={"x": "np.real(t)"}, view="x")
 define("np.imag", [np.imag], "x", lambda k, s: real_of(k["x"]),
        lambda k, s: {"x": "-1j * g" if k["x"].is_complex else "0.0 * g"}, broadcasts=True,
-       jvp={"x": "np.imag(t)"})
+       jvp={"x": "np.imag(t)"}, view="x",
+       readonly="writes through the imaginary parts of a complex array (z.imag) are not supported")
 define("np.conj", [np.conj, np.conjugate], "x", same("x"), {"x": "np.conj(g)"}, broadcasts=True,
        jvp={"x": "np.conj(t)"})
 

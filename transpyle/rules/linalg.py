@@ -1,4 +1,5 @@
-"""Products and transposes: np.dot, @ / np.matmul, np.outer, .T / np.transpose, np.matrix_transpose.
+"""Products and transposes: np.dot, @ / np.matmul, np.outer, np.matrix_transpose (``.mT``); np.transpose
+(``.T``, any permutation of the axes) is with the other axis permutations in ``arrays``.
 
 The adjoint of a product depends on the operands' ranks; each case is the textbook rule
 (for C = A @ B: bA = g @ B.T, bB = A.T @ g).
@@ -72,7 +73,6 @@ def _dot_batch(batched, k, s):
 define("np.dot", [np.dot], "a, b", _dot_kind, _dot_vjp, jvp=_dot_jvp, batch=_dot_batch)
 define("np.outer", [np.outer], "a, b", lambda k, s: promote(k["a"], k["b"]).with_ndim(2),
        {"a": "np.dot(g, b)", "b": "np.dot(a, g)"}, jvp={"a": "np.outer(t, b)", "b": "np.outer(a, t)"})
-define("np.transpose", [np.transpose], "x", lambda k, s: k["x"], {"x": "np.transpose(g)"}, jvp=LINEAR, view="x")
 
 
 # ---- @ / np.matmul with NumPy's semantics for every rank --------------------------------------------

@@ -353,8 +353,9 @@ MULTI_OUTPUT = {
 
 # ---- composites: library calls written with other primitives before anything else sees them ----------
 def _norm_along_axis(call):
-    """np.linalg.norm(x, ord, axis=k, keepdims=...) with one int axis: the vector norm of each slice,
-    as reductions (their rules give the derivative); None when there is no axis."""
+    """np.linalg.norm(x, ord, axis=k, keepdims=...) with one int axis: the vector norm of each slice, and with
+    a tuple of axes the Frobenius norm, as reductions (their rules give the derivative); None when there is no
+    axis."""
     names = ("x", "ord", "axis", "keepdims")
     bound = dict(zip(names, call.args))
     bound.update({kw.arg: kw.value for kw in call.keywords})
@@ -363,10 +364,13 @@ def _norm_along_axis(call):
         return None
     axis_value, keep = const_value(axis, "axis"), const_value(bound.get("keepdims", gast.Constant(False, None)),
                                                               "keepdims")
-    if not isinstance(axis_value, int):
-        raise StaticError("norm with a tuple axis (matrix norms of a stack) is not supported; use vmap")
     order = const_value(bound.get("ord", gast.Constant(None, None)), "ord")
     reduce = f"axis={axis_value}, keepdims={keep}"
+    if isinstance(axis_value, tuple) and order in (None, "fro"):     # Frobenius norms of the matrices of a stack
+        return template_expr(f"np.sqrt(np.sum(np.abs(x) ** 2, {reduce}))", x=bound["x"])
+    if not isinstance(axis_value, int):
+        raise StaticError(f"norm with a tuple axis and ord={order!r} (matrix norms of a stack) is not supported; "
+                          "use vmap", hint="ord=None and ord='fro' take a tuple axis")
     if order is None or order == 2:
         text = f"np.sqrt(np.sum(np.abs(x) ** 2, {reduce}))"
     elif order == 1:

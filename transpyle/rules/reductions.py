@@ -1,4 +1,4 @@
-"""Reductions: sum, mean, prod, max, min (with ``axis`` and ``keepdims``), and var and std written with
+"""Reductions: sum, mean, prod, max, min, any, all (with ``axis`` and ``keepdims``), and var and std written with
 means when they are resolved (``rules/rewrites``); norms are in ``matrices``.
 
 The cotangent of a reduction is spread back over the reduced axes: ``expand(g)`` below
@@ -108,6 +108,11 @@ define("np.max", [np.max, np.amax, rt.max_axis], _SIG, reduced, _chooser_vjp, di
        lower=_lower("max_axis", "np.max"), batch=AlongAxis("max_axis"), jvp=_chooser_jvp)
 define("np.min", [np.min, np.amin, rt.min_axis], _SIG, reduced, _chooser_vjp, diff=("x",),
        lower=_lower("min_axis", "np.min"), batch=AlongAxis("min_axis"), jvp=_chooser_jvp)
+# whether any (every) element is nonzero: boolean results, piecewise constant, no derivative
+define("np.any", [np.any, rt.any_axis], _SIG, lambda k, s: reduced(k, s).with_dtype("bool"),
+       lower=_lower("any_axis", "np.any"), batch=AlongAxis("any_axis"))
+define("np.all", [np.all, rt.all_axis], _SIG, lambda k, s: reduced(k, s).with_dtype("bool"),
+       lower=_lower("all_axis", "np.all"), batch=AlongAxis("all_axis"))
 
 
 

@@ -371,8 +371,17 @@ def min_axis(x, axis, keepdims):
     return np.min(x, axis=axis, keepdims=keepdims)
 
 
+def any_axis(x, axis, keepdims):
+    return np.any(x, axis=axis, keepdims=keepdims)
+
+
+def all_axis(x, axis, keepdims):
+    return np.all(x, axis=axis, keepdims=keepdims)
+
+
 _COMBINE = {"sum": ("0", "acc + v"), "mean": ("0", "acc + v"), "prod": ("1", "acc * v"),
-            "max": ("FIRST", "max(acc, v)"), "min": ("FIRST", "min(acc, v)")}
+            "max": ("FIRST", "max(acc, v)"), "min": ("FIRST", "min(acc, v)"),
+            "any": ("False", "acc or v != 0"), "all": ("True", "acc and v != 0")}
 
 
 def _reduce_impl(op, ndim, axis, keepdims, out_dtype):
@@ -436,7 +445,9 @@ def _register_reduction(func, op):
             if None in ax:
                 return None   # so must every axis of a tuple
         dt = x.dtype
-        if op == "mean" or isinstance(dt, types.Boolean):
+        if op in ("any", "all"):
+            out_dtype = np.bool_
+        elif op == "mean" or isinstance(dt, types.Boolean):
             out_dtype = np.float64
         else:
             out_dtype = np.dtype(str(dt))
@@ -445,5 +456,5 @@ def _register_reduction(func, op):
 
 
 for _f, _op in ((sum_axis, "sum"), (mean_axis, "mean"), (prod_axis, "prod"), (max_axis, "max"),
-                (min_axis, "min")):
+                (min_axis, "min"), (any_axis, "any"), (all_axis, "all")):
     _register_reduction(_f, _op)
