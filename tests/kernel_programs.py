@@ -636,6 +636,91 @@ def masked_relax(x):
     return np.sum(a ** 2) + float(np.any(a > 5.0)) + float(np.all(a < 5.0))
 
 
+# azimuthal integration by a loop over radial shells: the mean of the values whose radius falls in each
+def azimint_naive(data, radius):
+    rmax = 1.0
+    nbins = 4
+    res = np.zeros(nbins)
+    for i in range(nbins):
+        r1 = rmax * i / nbins
+        r2 = rmax * (i + 1) / nbins
+        mask = (radius >= r1) & (radius < r2)
+        res[i] = np.mean(data[mask]) if np.sum(mask) > 0 else 0.0
+    return np.sum(res ** 2)
+
+
+def _radii(rng, counts):
+    """Radii in shuffled order, counts[i] of them inside shell i of width 1/4, away from the shell edges."""
+    shells = np.repeat(np.arange(len(counts)), counts)
+    return rng.permutation((shells + rng.uniform(0.1, 0.9, shells.size)) / 4.0)
+
+
+# Deriche edge detector: a causal and an anticausal recursive filter along rows, summed
+def deriche(img):
+    a1, a2, b1, b2 = 0.3, 0.2, 0.4, -0.1
+    h, w = img.shape
+    y1 = np.empty((h, w))
+    y2 = np.empty((h, w))
+    for i in range(h):
+        ym1, ym2, xm1 = 0.0, 0.0, 0.0
+        for j in range(w):
+            y1[i, j] = a1 * img[i, j] + a2 * xm1 + b1 * ym1 + b2 * ym2
+            xm1 = img[i, j]
+            ym2 = ym1
+            ym1 = y1[i, j]
+        yp1, yp2 = 0.0, 0.0
+        for j in range(w - 1, -1, -1):
+            y2[i, j] = b1 * yp1 + b2 * yp2
+            yp2 = yp1
+            yp1 = y2[i, j] + img[i, j]
+    return np.sum((y1 + y2) ** 2)
+
+
+# alternating direction implicit sweeps: tridiagonal solves along columns, then rows
+def adi(u0):
+    u = u0.copy()
+    n = u.shape[0]
+    p = np.zeros((n, n))
+    q = np.zeros((n, n))
+    a, b, c = -0.2, 1.4, -0.2
+    for i in range(1, n - 1):
+        p[i, 0] = 0.0
+        q[i, 0] = u[0, i]
+        for j in range(1, n - 1):
+            p[i, j] = -c / (a * p[i, j - 1] + b)
+            q[i, j] = (u[j, i - 1] + u[j, i + 1] - a * q[i, j - 1]) / (a * p[i, j - 1] + b)
+        for j in range(n - 2, 0, -1):
+            u[j, i] = p[i, j] * u[j + 1, i] + q[i, j]
+    return np.sum(u * u)
+
+
+# Cholesky by the library, then two triangular solves with a right-hand side. The matrix is made
+# symmetric from the input: NumPy's cholesky reads only the lower triangle, while the derivative
+# follows JAX in treating the matrix as symmetric (docs/subset.md)
+def cholesky_solve(m, b):
+    a = m @ m.T / m.shape[1] + 2.0 * np.eye(m.shape[0])
+    l = np.linalg.cholesky(a)
+    y = np.linalg.solve(l, b)
+    x = np.linalg.solve(l.T, y)
+    return np.sum(x * b) + np.sum(np.log(np.diag(l)))
+
+
+# a tensor contraction written with np.einsum
+def einsum_contract(a, b):
+    return np.sum(np.einsum("ijk,kl->ijl", a, b) ** 2)
+
+
+# a convolution of a zero-padded image (np.pad), 3x3 kernel, same-size output
+def padded_conv(img, k):
+    p = np.pad(img, 1)
+    h, w = img.shape
+    out = np.zeros((h, w))
+    for di in range(3):
+        for dj in range(3):
+            out += k[di, dj] * p[di:di + h, dj:dj + w]
+    return np.sum(np.tanh(out))
+
+
 PROGRAMS = [
     (jacobi_1d, draw(N(7), N(7)), True),
     (jacobi_2d, draw(N((5, 5))), False),
@@ -686,4 +771,10 @@ PROGRAMS = [
     (trace_triu, draw(N((3, 3)), N((3, 3))), False),
     (transpose_axes, draw(N((2, 3, 4)), N((3, 2))), False),
     (masked_relax, draw(U(6, avoid=(0.0,))), False),
+    (azimint_naive, lambda rng: (rng.normal(size=10), _radii(rng, (2, 3, 1, 4))), False),
+    (deriche, draw(N((2, 5))), False),
+    (adi, draw(N((5, 5))), False),
+    (cholesky_solve, draw(N((3, 3)), N(3)), False),
+    (einsum_contract, draw(N((2, 3, 4)), N((4, 2))), False),
+    (padded_conv, draw(N((4, 4)), N((3, 3))), False),
 ]
