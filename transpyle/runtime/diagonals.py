@@ -14,18 +14,18 @@ def _span(n, m, offset):
     return row, col, max(min(n - row, m - col), 0)
 
 
-def _count(shape):
-    """How many matrices a stack of ``shape`` (the last two axes a matrix) holds."""
-    count = 1
-    for s in shape[:-2]:
-        count *= s
-    return count
+def _count(x):
+    """How many matrices the stack ``x`` (its last two axes a matrix) holds; 0 for matrices of no elements."""
+    cells = x.shape[-2] * x.shape[-1]
+    return x.size // cells if cells else 0
 
 
 def _diagonal_last(x, offset):
     n, m = x.shape[-2], x.shape[-1]
     row, col, d = _span(n, m, offset)
-    count = _count(x.shape)
+    count = _count(x)
+    if count == 0:
+        return np.zeros(x.shape[:-2] + (d,), x.dtype)
     flat = np.ascontiguousarray(x).reshape((count, n, m))
     out = np.empty((count, d), x.dtype)
     for b in range(count):
@@ -37,7 +37,7 @@ def _diagonal_last(x, offset):
 def _fill_diagonal_last(g, like, offset):
     n, m = like.shape[-2], like.shape[-1]
     row, col, d = _span(n, m, offset)
-    count = _count(like.shape)
+    count = _count(like)
     parts = np.ascontiguousarray(g).reshape((count, d))
     out = np.zeros((count, n, m), g.dtype)
     for b in range(count):
