@@ -144,6 +144,8 @@ class Recording:
                         bounds |= loaded_names(p)
                 return value.value.id in fixed and not bounds & varying
             prim, _ = lookup(value) if isinstance(value, gast.Call) else (None, None)
+            if prim is not None and prim.ragged:
+                return False          # positions a mask selects: as many as the values say
             elementwise = isinstance(value, (gast.BinOp, gast.UnaryOp, gast.Compare)) or \
                 prim is not None and prim.broadcasts
             for v in loaded_names(value):

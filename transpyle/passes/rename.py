@@ -5,8 +5,9 @@ refers to one array for the whole of its life, so aliasing (``passes/aliases``) 
 program's text and not by the run, and a name may change rank (``a = a.reshape(2, 3)``). A name is
 renamed only where every mention of it lies in the block of the redefinition, and in a loop body only
 where its first mention there assigns it without reading it: a value carried into the next
-iteration, or out of a loop or branch, keeps its name. Augmented assignments (``a += b``) are not
-redefinitions: on an array they write into its buffer.
+iteration, or out of a loop or branch, keeps its name. A loop variable that reuses an earlier name
+is a new name inside its loop where nothing after the loop reads it. Augmented assignments (``a += b``)
+are not redefinitions: on an array they write into its buffer.
 """
 import gast
 
@@ -30,8 +31,25 @@ def _carried(stmts, v):
     return False
 
 
+def _rename_loop_variable(s, k, stmts, defined, counts, ctx):
+    """``k = 3; ...; for k in range(n): ...``: the loop's variable is a new name inside the loop where
+    nothing after the loop reads it (after a loop of no iterations it would still be the old value)."""
+    v = s.target.id
+    if v in defined and _count(stmts, v) == counts[v] and not _count(stmts[k + 1:], v):
+        new = ctx.namer.fresh(f"{v}_2")
+        substitute(s, {v: new})
+        ctx.options.setdefault("renamed", {})[new] = ctx.options.get("renamed", {}).get(v, v)
+        counts[new] = _count([s], new)
+        counts[v] -= counts[new]
+        v = new
+    defined.add(v)
+
+
 def _rename_block(stmts, defined, is_loop, counts, ctx, keep):
     for k, s in enumerate(stmts):
+        if isinstance(s, gast.For) and isinstance(s.target, gast.Name) and s.target.id not in keep:
+            _rename_loop_variable(s, k, stmts, defined, counts, ctx)
+            continue
         if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)) or getattr(s, IN_PLACE_ATTR, False) \
                 or s.targets[0].id in keep:
             continue

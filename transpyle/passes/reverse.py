@@ -20,7 +20,7 @@ import os
 
 import gast
 
-from ..ast_utils import (assign, comment, const, expr_source, loaded_names, name, parse_expr, parse_stmts,
+from ..ast_utils import (all_names, assign, comment, const, expr_source, loaded_names, name, parse_expr, parse_stmts,
                          stored_names, substitute)
 from .. import rules
 from ..kinds import Kind, TupleKind
@@ -218,15 +218,23 @@ class Reverse(Recording):
     def adjoint(self, stmts, depth):
         out = []
         pending = {s.targets[0].id: s for s in stmts if id(s) in self.recompute}
+        # a recomputed array whose shape changes from one iteration to the next starts each reversed
+        # iteration with a zero adjoint of this iteration's shape: it is recomputed, and its adjoint
+        # zeroed, before the first statement touching that adjoint (the value before its definition,
+        # which a reset after the definition's adjoint would need, is not restored)
+        zeroed = {var: self.adj(var) for var, s in pending.items() if self.zeroed_when_recomputed(s, depth)}
         order = {id(s): i for i, s in enumerate(stmts)}
         for s in reversed(stmts):
             block = self.adjoint_of(s, depth)
             uses = loaded_names(block)
+            touched = all_names(block)
             again = []
-            while pending and uses & set(pending):
-                for var in sorted(uses & set(pending)):
+            while pending and (uses & set(pending) or {v for v in pending if zeroed.get(v) in touched}):
+                for var in sorted(uses & set(pending) | {v for v in pending if zeroed.get(v) in touched}):
                     original = pending.pop(var)
                     again.append((order[id(original)], copy.deepcopy(original)))
+                    if var in zeroed:
+                        again.append((order[id(original)], assign(zeroed[var], self.zero(var))))
                     uses |= loaded_names(original.value)
             # recomputed values that read each other run in their original order
             block = [stmt for _, stmt in sorted(again, key=lambda pair: pair[0])] + block
@@ -324,7 +332,17 @@ class Reverse(Recording):
             return []
         if t.id in self.fixed_shape:
             return [assign(self.adj(t.id), parse_expr(f"np.zeros_like({self.adj(t.id)})"))]
+        if self.zeroed_when_recomputed(s, depth):
+            return []            # zeroed where the next reversed iteration recomputes it (see adjoint)
         return [assign(self.adj(t.id), self.zero(t.id))]
+
+    def zeroed_when_recomputed(self, s, depth):
+        """Whether ``s`` is recomputed in the sweep and defines an array whose shape may change between
+        iterations, so its adjoint is zeroed after the recomputation instead of reset after ``s``."""
+        t = s.targets[0]
+        return id(s) in self.recompute and isinstance(t, gast.Name) and t.id in self.active and \
+            self.kind(t.id).is_array and t.id not in self.fixed_shape and t.id not in self.single_use and \
+            (depth > 0 or self.defs.get(t.id, 0) > 1)
 
     def assign_adjoint(self, s, depth):
         t = s.targets[0]

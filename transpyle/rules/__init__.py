@@ -46,6 +46,7 @@ class Primitive:
     readonly: str = None          # why the view is read-only here: a write into its buffer while it is in use
     #                               is refused with this reason (NumPy's read-only views, views whose adjoint
     #                               is no view of the base's adjoint)
+    ragged: bool = False          # the result's shape depends on the operands' values (mask positions)
 
     def viewed(self, kinds):
         """The parameter whose buffer the result shares, for operands of ``kinds`` (param -> Kind), or None."""
@@ -139,18 +140,19 @@ class AlongAxis:
 
 
 def define(key, objects, signature, kind, vjp=None, diff=None, broadcasts=False, lower=None, varargs=False,
-           jvp=None, batch=None, view=None, readonly=None):
+           jvp=None, batch=None, view=None, readonly=None, ragged=False):
     """Register a primitive. ``objects`` are the Python callables that resolve to it. Primitives that
     broadcast are elementwise, so their batching rule defaults to ``LANEWISE``. ``view``: the parameter
     whose buffer the result shares, for primitives that return a view (see ``passes/aliases``); ``readonly``:
-    why writes into that buffer are refused while the view is in use."""
+    why writes into that buffer are refused while the view is in use; ``ragged``: the result's shape depends
+    on the operands' values, not only on their shapes."""
     params, defaults = _parse_signature(signature)
     if diff is None:
         diff = tuple(p for p in params if p not in defaults) if (vjp is not None or jvp is not None) else ()
     if batch is None and broadcasts and key != "setitem":
         batch = LANEWISE
     prim = Primitive(key, params, defaults, tuple(diff), kind, vjp, broadcasts, lower, varargs, jvp, batch, view,
-                     readonly)
+                     readonly, ragged)
     _BY_KEY[key] = prim
     for obj in objects:
         _BY_OBJECT[id(obj)] = (obj, prim)

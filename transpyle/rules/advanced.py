@@ -115,7 +115,7 @@ define("rt.axis_positions", [rt.axis_positions], "i, n", lambda k, s: INT.with_n
        batch=lambda b, k, s: None if b["n"] else "rt.axis_positions(i, n)")
 # the shape is a shape fact (the same for every example): only a batched mask differs per example
 define("rt.mask_positions", [rt.mask_positions], "mask, shape, axis", lambda k, s: INT.with_ndim(1),
-       batch=lambda b, k, s: RAGGED if b["mask"] else None)
+       batch=lambda b, k, s: RAGGED if b["mask"] else None, ragged=True)
 
 
 # ---- functions returning positions (not differentiable: their results are integers) ------------
@@ -138,4 +138,4 @@ def _arg_extreme_kind(k, s):
 define("np.argsort", [np.argsort], "x", _argsort_kind)
 define("np.argmax", [np.argmax], "x, axis=None", _arg_extreme_kind)
 define("np.argmin", [np.argmin], "x, axis=None", _arg_extreme_kind)
-define("np.flatnonzero", [np.flatnonzero], "x", lambda k, s: INT.with_ndim(1), batch=RAGGED)
+define("np.flatnonzero", [np.flatnonzero], "x", lambda k, s: INT.with_ndim(1), batch=RAGGED, ragged=True)

@@ -131,7 +131,9 @@ define("np.maximum", [np.maximum, max], "a, b", elementwise("a", "b"),
        {"a": "g * ((a > b) + 0.5 * (a == b))", "b": "g * ((b > a) + 0.5 * (a == b))"}, broadcasts=True)
 define("np.minimum", [np.minimum, min], "a, b", elementwise("a", "b"),
        {"a": "g * ((a < b) + 0.5 * (a == b))", "b": "g * ((b < a) + 0.5 * (a == b))"}, broadcasts=True)
-define("np.where", [np.where], "c, a, b", elementwise("a", "b"),
+# the dtype of the branches, the rank of all three (a condition may broadcast numbers to an array)
+define("np.where", [np.where], "c, a, b",
+       lambda k, s: elementwise("a", "b")(k, s).with_ndim(max(k["c"].ndim, k["a"].ndim, k["b"].ndim)),
        {"a": "g * c", "b": "g * np.logical_not(c)"}, diff=("a", "b"), broadcasts=True)
 # clip(x, lo, hi) = minimum(maximum(x, lo), hi), each step with the tie rule above
 _BELOW_HI = "((np.maximum(x, lo) < hi) + 0.5 * (np.maximum(x, lo) == hi))"
