@@ -10,9 +10,10 @@ involve transpyle.
 import copy
 
 import numpy as np
+import pytest
 
 import transpyle
-from gradcheck import assert_unchanged
+from gradcheck import assert_unchanged, check_grad, check_jvp
 
 BATCH = 3
 
@@ -54,3 +55,80 @@ def check_vmap(fn, make, backend, strategy, rng):
     assert_unchanged(before, args, "argument")
     assert np.shape(got) == (BATCH,), f"vmap returned shape {np.shape(got)}, expected ({BATCH},)"
     np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12, err_msg="vmap differs from a loop of NumPy")
+
+
+# ---- a table of programs checked in every mode ---------------------------------------------------
+MODES = ("jit", "grad", "jvp", "vmap", "vmap_array", "vmap_loop")
+
+
+class ProgramTable:
+    """``programs``: (function, input maker, whether the numba backend runs it too). ``failing``:
+    (program, modes, exception type, what fails) of the cases that fail today, run as strict xfails
+    restricted to that exception type, so a fix (XPASS) or a change of kind fails the run until the
+    entry changes; ``numba_only``: (program, mode) -> (exception type, what fails) on numba alone.
+    ``numpy_only``: the modes checked on the numpy backend only."""
+
+    def __init__(self, programs, failing=(), numba_only=None, modes=MODES, numpy_only=("vmap_array", "vmap_loop")):
+        self.programs, self.modes, self.numpy_only = programs, modes, numpy_only
+        self.known = {(program, mode): (raises, reason)
+                      for program, program_modes, raises, reason in failing for mode in program_modes}
+        self.numba_only = numba_only or {}
+
+    def cases(self, mode):
+        params = []
+        for fn, make, on_numba in self.programs:
+            for backend in ("numpy", "numba") if on_numba and mode not in self.numpy_only else ("numpy",):
+                marks = [pytest.mark.numba] if backend == "numba" else []
+                known = self.known.get((fn.__name__, mode))
+                if known is None and backend == "numba":
+                    known = self.numba_only.get((fn.__name__, mode))
+                if known is not None:
+                    raises, reason = known
+                    marks.append(pytest.mark.xfail(strict=True, raises=raises, reason=reason))
+                params.append(pytest.param(fn, make, backend, id=f"{fn.__name__}-{backend}", marks=marks))
+        return params
+
+    def check_entries(self):
+        """An entry for a renamed or removed program would silently stop applying."""
+        names = {fn.__name__ for fn, _, _ in self.programs}
+        assert len(names) == len(self.programs), "two programs share a name"
+        for table in (self.known, self.numba_only):
+            assert {program for program, _ in table} <= names
+            assert {mode for _, mode in table} <= set(self.modes)
+        assert not set(self.numba_only) & set(self.known)
+
+
+def mode_tests(table):
+    """The test functions of ``table``, one per mode (``globals().update(mode_tests(TABLE))`` in a test
+    module), each parametrized over the table's programs and backends."""
+    def jit(fn, make, backend, rng):
+        check_jit(fn, make(rng), backend)
+
+    def grad(fn, make, backend, rng):
+        args = make(rng)
+        check_grad(fn, args, float_argnums(args), backend=backend)
+
+    def jvp(fn, make, backend, rng):
+        args = make(rng)
+        check_jvp(fn, args, float_argnums(args), rng, backend=backend)
+
+    def vmap(fn, make, backend, rng):
+        check_vmap(fn, make, backend, "auto", rng)
+
+    def vmap_array(fn, make, backend, rng):
+        check_vmap(fn, make, backend, "array", rng)
+
+    def vmap_loop(fn, make, backend, rng):
+        check_vmap(fn, make, backend, "loop", rng)
+
+    checks = {"jit": jit, "grad": grad, "jvp": jvp, "vmap": vmap, "vmap_array": vmap_array, "vmap_loop": vmap_loop}
+    tests = {}
+    for mode in table.modes:
+        test = pytest.mark.parametrize("fn, make, backend", table.cases(mode))(checks[mode])
+        test.__name__ = f"test_{mode}"
+        tests[test.__name__] = test
+
+    def test_known_failures_name_programs_and_modes():
+        table.check_entries()
+    tests["test_known_failures_name_programs_and_modes"] = test_known_failures_name_programs_and_modes
+    return tests

@@ -8,57 +8,19 @@ import pytest
 
 import transpyle
 from transpyle.errors import TranspileError
-from gradcheck import check_grad, check_jvp
+from gradcheck import check_grad
 from index_programs import PROGRAMS
-from program_modes import check_jit, check_vmap, float_argnums
+from program_modes import ProgramTable, mode_tests
 
-_MODES = ("jit", "grad", "jvp", "vmap", "vmap_array")
-# (program, mode) -> why it is refused; strict xfails (a refusal: TranspileError). A mask selects a
-# different number of entries in each example, so array lifting (one batched array per value) refuses
-# it, as JAX's vmap does; the default strategy then runs the examples one by one (mode vmap).
+# A mask selects a different number of entries in each example, so array lifting (one batched array
+# per value) refuses it, as JAX's vmap does; the default strategy then runs the examples one by one.
 RAGGED = "refused: the entries a mask selects differ in number per example"
-KNOWN_FAILURES = {(program, "vmap_array"): RAGGED for program in (
+_FAILING = [(program, ("vmap_array",), TranspileError, RAGGED) for program in (
     "mask_select", "mask_rows", "mask_columns", "mask_cube", "mask_clear", "mask_update", "mask_scale",
-    "ellipsis_mask_write")}
-
-
-def _cases(mode):
-    params = []
-    for fn, make, on_numba in PROGRAMS:
-        for backend in ("numpy", "numba") if on_numba and mode != "vmap_array" else ("numpy",):
-            marks = [pytest.mark.numba] if backend == "numba" else []
-            if (fn.__name__, mode) in KNOWN_FAILURES:
-                marks.append(pytest.mark.xfail(strict=True, raises=TranspileError,
-                                               reason=KNOWN_FAILURES[fn.__name__, mode]))
-            params.append(pytest.param(fn, make, backend, id=f"{fn.__name__}-{backend}", marks=marks))
-    return params
-
-
-@pytest.mark.parametrize("fn, make, backend", _cases("jit"))
-def test_jit(fn, make, backend, rng):
-    check_jit(fn, make(rng), backend)
-
-
-@pytest.mark.parametrize("fn, make, backend", _cases("grad"))
-def test_grad(fn, make, backend, rng):
-    args = make(rng)
-    check_grad(fn, args, float_argnums(args), backend=backend)
-
-
-@pytest.mark.parametrize("fn, make, backend", _cases("jvp"))
-def test_jvp(fn, make, backend, rng):
-    args = make(rng)
-    check_jvp(fn, args, float_argnums(args), rng, backend=backend)
-
-
-@pytest.mark.parametrize("fn, make, backend", _cases("vmap"))
-def test_vmap(fn, make, backend, rng):
-    check_vmap(fn, make, backend, "auto", rng)
-
-
-@pytest.mark.parametrize("fn, make, backend", _cases("vmap_array"))
-def test_vmap_array(fn, make, backend, rng):
-    check_vmap(fn, make, backend, "array", rng)
+    "ellipsis_mask_write")]
+TABLE = ProgramTable(PROGRAMS, _FAILING, modes=("jit", "grad", "jvp", "vmap", "vmap_array"),
+                     numpy_only=("vmap_array",))
+globals().update(mode_tests(TABLE))
 
 
 @pytest.mark.parametrize("shape, index", [

@@ -13,9 +13,9 @@ import pytest
 
 import transpyle
 from transpyle.errors import TranspileError
-from gradcheck import assert_unchanged, check_grad, check_jvp
+from gradcheck import assert_unchanged
 from kernel_programs import PROGRAMS
-from program_modes import check_jit, check_vmap, float_argnums
+from program_modes import ProgramTable, mode_tests
 
 WRONG = AssertionError        # the value or a derivative differs from NumPy / finite differences
 REFUSED = TranspileError      # transpyle rejects the program
@@ -37,38 +37,9 @@ _FAILING = [
     ("padded_conv", _ALL, REFUSED, no_rule("np.pad")),
 ]
 
-# (program, mode) -> (exception type, what fails), on every backend
-KNOWN_FAILURES = {(program, mode): (raises, reason)
-                  for program, modes, raises, reason in _FAILING for mode in modes}
-
-# failures of the numba backend alone (the numpy backend passes these), same format
-NUMBA_ONLY = {}
-
-
-def _cases(mode):
-    params = []
-    for fn, make, on_numba in PROGRAMS:
-        # array lifting is a numpy-backend check here: the numba runs cover the default strategy
-        for backend in ("numpy", "numba") if on_numba and mode != "vmap_array" else ("numpy",):
-            marks = [pytest.mark.numba] if backend == "numba" else []
-            known = KNOWN_FAILURES.get((fn.__name__, mode))
-            if known is None and backend == "numba":
-                known = NUMBA_ONLY.get((fn.__name__, mode))
-            if known is not None:
-                raises, reason = known
-                marks.append(pytest.mark.xfail(strict=True, raises=raises, reason=reason))
-            params.append(pytest.param(fn, make, backend, id=f"{fn.__name__}-{backend}", marks=marks))
-    return params
-
-
-def test_known_failures_name_programs_and_modes():
-    """An entry for a renamed or removed program would silently stop applying."""
-    names = {fn.__name__ for fn, _, _ in PROGRAMS}
-    assert len(names) == len(PROGRAMS), "two programs share a name"
-    for table in (KNOWN_FAILURES, NUMBA_ONLY):
-        assert {program for program, _ in table} <= names
-        assert {mode for _, mode in table} <= set(_ALL)
-    assert not set(NUMBA_ONLY) & set(KNOWN_FAILURES)
+# array lifting is a numpy-backend check here: the numba runs cover the default strategy
+TABLE = ProgramTable(PROGRAMS, _FAILING, modes=_ALL, numpy_only=("vmap_array",))
+globals().update(mode_tests(TABLE))
 
 
 @pytest.mark.parametrize("fn, make", [pytest.param(fn, make, id=fn.__name__) for fn, make, _ in PROGRAMS])
@@ -80,33 +51,6 @@ def test_kernel_is_a_pure_scalar_function(fn, make, rng):
     value = fn(*args)
     assert_unchanged(before, args, "argument")
     assert np.ndim(value) == 0 and np.isrealobj(value) and np.isfinite(value)
-
-
-@pytest.mark.parametrize("fn, make, backend", _cases("jit"))
-def test_jit(fn, make, backend, rng):
-    check_jit(fn, make(rng), backend)
-
-
-@pytest.mark.parametrize("fn, make, backend", _cases("grad"))
-def test_grad(fn, make, backend, rng):
-    args = make(rng)
-    check_grad(fn, args, float_argnums(args), backend=backend)
-
-
-@pytest.mark.parametrize("fn, make, backend", _cases("jvp"))
-def test_jvp(fn, make, backend, rng):
-    args = make(rng)
-    check_jvp(fn, args, float_argnums(args), rng, backend=backend)
-
-
-@pytest.mark.parametrize("fn, make, backend", _cases("vmap"))
-def test_vmap(fn, make, backend, rng):
-    check_vmap(fn, make, backend, "auto", rng)
-
-
-@pytest.mark.parametrize("fn, make, backend", _cases("vmap_array"))
-def test_vmap_array(fn, make, backend, rng):
-    check_vmap(fn, make, backend, "array", rng)
 
 
 def _float_bits(x):
