@@ -15,7 +15,7 @@ import numpy as np
 
 from . import flat, pipeline
 from . import tree as pytree
-from .backends import choose, compile_function, module_marker
+from .backends import choose, compile_function, spelled_for
 from .backends.compile_time import compile_guarded
 from .cache import load_module
 from .errors import TranspileError
@@ -138,7 +138,7 @@ class Transformed:
             if self.mode != "primal":
                 self._check_argnums(len(args))
             fname, tree, ctx = self._transform(kinds, static)
-            module = load_module(pipeline.module_source(tree, ctx) + module_marker(backend), fname)
+            module = load_module(spelled_for(backend, pipeline.module_source(tree, ctx)), fname)
             getters = [getter for _, getter, _ in ctx.captured.values()]
             captured = tuple(g() for g in getters)
             entry = self._compile(module, fname, args + captured + tuple(extra), ctx, kinds, static)
