@@ -10,7 +10,7 @@ copied first, so NumPy running a kernel never changes its arguments. ``PROGRAMS`
 """
 import numpy as np
 
-from gradcheck import distinct, distincts, draw, normals, signed, signeds, uniform, uniforms
+from gradcheck import distincts, draw, normals, signeds, uniform, uniforms
 
 N, U, S, D = normals, uniforms, signeds, distincts
 
