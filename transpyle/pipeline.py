@@ -84,6 +84,8 @@ def transform(func, mode="grad", argnums=(0,), arg_kinds=(), has_aux=False, tupl
     if generated:
         # a transformed function: its generated code is the input (it is inside the subset)
         func = func.generated_function(arg_kinds)
+    # a function of a generated module (a jvp lifted over directions) is generated code as well
+    generated = generated or hasattr(sys.modules.get(getattr(func, "__module__", None)), "__transpyle_text__")
     unit = func if isinstance(func, FunctionSource) else read_function(func)
     static = static or {}
     if static:
