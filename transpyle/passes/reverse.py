@@ -229,8 +229,11 @@ class Reverse(Recording):
             uses = loaded_names(block)
             touched = all_names(block)
             again = []
-            while pending and (uses & set(pending) or {v for v in pending if zeroed.get(v) in touched}):
-                for var in sorted(uses & set(pending) | {v for v in pending if zeroed.get(v) in touched}):
+            while pending:
+                due = uses & set(pending) | {v for v in pending if zeroed.get(v) in touched}
+                if not due:
+                    break
+                for var in sorted(due):
                     original = pending.pop(var)
                     again.append((order[id(original)], copy.deepcopy(original)))
                     if var in zeroed:
