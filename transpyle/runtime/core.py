@@ -459,19 +459,3 @@ for _f, _op in ((sum_axis, "sum"), (mean_axis, "mean"), (prod_axis, "prod"), (ma
                 (min_axis, "min"), (any_axis, "any"), (all_axis, "all")):
     _register_reduction(_f, _op)
 
-
-# ---- writes of array parts -------------------------------------------------------------------------
-def write_part(part, value):
-    """``part[...] = value`` for a basic-indexed view ``part``: compiled code writes array parts through
-    this one function (compiled once per type) rather than a copy of Numba's broadcasting write at every
-    such line, which made long stencil gradients compile for minutes."""
-    part[...] = value
-
-
-@overload(write_part)
-def _write_part_numba(part, value):
-    if isinstance(part, types.Array) and part.ndim >= 1:
-        def impl(part, value):
-            part[:] = value
-        return impl
-    return None

@@ -1,5 +1,5 @@
-"""Run-time helpers of advanced indexing: positions picked by index arrays and masks, the gather
-that reads them and the scatter-add that is its adjoint.
+"""Run-time helpers of indexing: positions picked by index arrays and masks, the gather that reads
+them and the scatter-add that is its adjoint; and the write of an array part compiled code calls.
 
 An advanced index (``x[idx]``, ``x[:, i, j]``, ``x[mask]``) is compiled as a basic index followed
 by a gather of ``count`` adjacent axes starting at ``axis``: those axes are merged, and ``flat``
@@ -144,4 +144,21 @@ def _scatter_sum(v, flat, like, axis, count):
     return _gather_compile("scatter", like.ndim, flat.ndim, ax, cnt, dtype)
 
 
-__all__ = ["axis_positions", "mask_positions", "gather", "scatter_sum"]
+# ---- writes of array parts -------------------------------------------------------------------------
+def write_part(part, value):
+    """``part[...] = value`` for a basic-indexed view ``part``: compiled code writes array parts through
+    this one function (compiled once per type) rather than a copy of Numba's broadcasting write at every
+    such line, which made long stencil gradients compile for minutes."""
+    part[...] = value
+
+
+@overload(write_part)
+def _write_part_numba(part, value):
+    if isinstance(part, types.Array) and part.ndim >= 1:
+        def impl(part, value):
+            part[:] = value
+        return impl
+    return None
+
+
+__all__ = ["axis_positions", "mask_positions", "gather", "scatter_sum", "write_part"]
