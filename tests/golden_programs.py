@@ -245,7 +245,7 @@ def cases():
 
 
 def _batched(kinds):
-    from transpyle.kinds import parse_kind
+    from transpyle.base.kinds import parse_kind
     return tuple(parse_kind(k).with_ndim(parse_kind(k).ndim + 1) for k in kinds)
 
 
@@ -256,7 +256,8 @@ def _located(text):
 
 def generated(fun, kinds, mode):
     """The generated module for ``mode`` (or the error it raises, as text)."""
-    from transpyle import api, gpu
+    from transpyle import api
+    from transpyle.api import gpu
     try:
         if mode == "cuda":
             text = gpu.build(fun, _batched(kinds), 0, 0)[1]

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import transpyle
-from transpyle.errors import TranspileError
+from transpyle.base.errors import TranspileError
 from gradcheck import check_grad
 from index_programs import PROGRAMS
 from program_modes import ProgramTable, mode_tests

@@ -27,7 +27,7 @@ import numpy as np
 import pytest
 
 import transpyle
-from transpyle.errors import TranspileError
+from transpyle.base.errors import TranspileError
 from alias_programs import PROGRAMS
 from gradcheck import assert_unchanged, check_grad
 from program_modes import ProgramTable, mode_tests

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import transpyle
-from transpyle.errors import TranspileError
+from transpyle.base.errors import TranspileError
 from gradcheck import check_grad, check_jvp, check_vjp
 
 BATCH = 3

@@ -13,7 +13,7 @@ import pytest
 
 import transpyle
 from transpyle import TranspileError
-from transpyle.compile import load_source_module
+from transpyle.api.aot import load_source_module
 
 ROOT = Path(__file__).resolve().parents[1]
 

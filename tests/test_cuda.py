@@ -22,9 +22,10 @@ if importlib.util.find_spec("numba_cuda") is None:
     pytest.skip("numba-cuda is not installed (pip install 'transpyle[cuda]')", allow_module_level=True)
 
 import transpyle  # noqa: E402
-from transpyle import cuda_api, gpu  # noqa: E402
-from transpyle.errors import TranspileError  # noqa: E402
-from transpyle.kinds import parse_kind  # noqa: E402
+from transpyle.base import cuda_api
+from transpyle.api import gpu  # noqa: E402
+from transpyle.base.errors import TranspileError  # noqa: E402
+from transpyle.base.kinds import parse_kind  # noqa: E402
 
 try:
     cuda_api.load()
@@ -396,7 +397,7 @@ print(json.dumps({"loss": [value.tolist(), z.tolist()], "stencil": model_cuda.st
 
 @pytest.mark.subprocess
 def test_compiled_cuda_module_runs_without_transpyle(tmp_path):
-    from transpyle.compile import compile_module
+    from transpyle.api.aot import compile_module
     (tmp_path / "model.py").write_text(COMPILED_MODEL)
     (tmp_path / "use.py").write_text(COMPILED_USE)
     text = compile_module(str(tmp_path / "model.py"), ["loss", "stencil"], modes=("vmap",), backend="cuda",

@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 
 import transpyle
-from transpyle.errors import TranspileError
+from transpyle.base.errors import TranspileError
 from gradcheck import check_grad, check_jvp
 
 BATCH = 3

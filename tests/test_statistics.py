@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import transpyle
-from transpyle.errors import TranspileError
+from transpyle.base.errors import TranspileError
 from gradcheck import normal
 from mode_table import check_mode, mode_params
 

@@ -4,15 +4,15 @@ The public API. Each transform is a thin wrapper that runs the pass pipeline (``
 the function's source for the kinds of the arguments it is called with, and compiles the
 generated module with the chosen backend (``numba`` by default, or ``numpy``).
 """
-__version__ = "0.1.0"
+from .base.version import __version__  # noqa: E402,F401
 
-from .errors import TranspileError  # noqa: E402
+from .base.errors import TranspileError  # noqa: E402
 from .runtime import stop_gradient  # noqa: E402
-from .custom import custom_jvp, custom_vjp  # noqa: E402
+from .frontend.custom import custom_jvp, custom_vjp  # noqa: E402
 from . import lax, random, tree  # noqa: E402,F401
 from .api import grad, value_and_grad, vjp, jvp, linearize, jacfwd, jacrev, hessian, vmap, jit, show  # noqa: E402
-from .compile import compile_module  # noqa: E402
-from .parallel import pmap, local_device_count, local_devices  # noqa: E402
+from .api.aot import compile_module  # noqa: E402
+from .api.parallel import pmap, local_device_count, local_devices  # noqa: E402
 
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "linearize", "jacfwd", "jacrev", "hessian", "vmap", "jit",
            "stop_gradient", "custom_jvp", "custom_vjp", "lax", "random", "tree", "show", "compile_module",

@@ -9,7 +9,7 @@ import shlex
 import sys
 
 from . import api
-from .errors import TranspileError
+from .base.errors import TranspileError
 
 
 def load_target(spec):
@@ -92,12 +92,12 @@ def main(argv=None):
 
 
 def compile_module_modes():
-    from .compile import MODES
+    from .api.aot import MODES
     return MODES
 
 
 def _compile(opts, argv):
-    from .compile import compile_module, is_stale, write_module
+    from .api.aot import compile_module, is_stale, write_module
     words = list(sys.argv[1:] if argv is None else argv)
     command = "transpyle " + shlex.join(w for w in words if w != "--check")
     try:

@@ -23,14 +23,15 @@ except ImportError:                # an optional extra
     raise ImportError("transpyle.dask needs dask: pip install 'transpyle[dask]' "
                       "(dask[array,distributed])") from None
 
-from . import flat
+from .api import pytrees as flat
 from . import tree as pytree
-from .api import Transformed, _kinds, jit
-from .ast_utils import comment
+from .api.jitting import jit
+from .api.transformed import Transformed, _kinds
+from .base.ast_utils import comment
 from .backends import compile_function
-from .cache import load_module
-from .errors import TranspileError
-from .kinds import Kind, TupleKind
+from .backends.cache import load_module
+from .base.errors import TranspileError
+from .base.kinds import Kind, TupleKind
 from .pipeline import module_source
 
 _LOADED = {}        # in each process: (text digest, name) -> compiled function

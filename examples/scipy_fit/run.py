@@ -29,7 +29,7 @@ def build():
     """Regenerate the compiled modules when stale (what `transpyle compile ... --check` tells), e.g.
     transpyle compile model.py --function loss --mode primal --mode grad --kinds 'f8[:],f8[:],f8[:]' -o fit_ad.py"""
     import transpyle
-    from transpyle.compile import write_module
+    from transpyle.api.aot import write_module
     for out, options in COMMANDS.items():
         text = transpyle.compile_module(HERE / "model.py", command=f"examples/scipy_fit/run.py (build {out})",
                                         **options)

@@ -7,7 +7,7 @@ import functools
 import os
 import re
 
-from ..errors import TranspileError
+from ..base.errors import TranspileError
 
 #: "auto" is numba, with the NumPy backend answering while a long compile runs (backends/compile_time.py)
 BACKENDS = ("numba", "numpy", "cuda", "auto")

@@ -7,7 +7,7 @@ place, and then the results stay on the device (Numba device arrays).
 """
 import numpy as np
 
-from .. import cuda_api
+from ..base import cuda_api
 
 
 def compile_kernel_module(module, spec, mean=False):

@@ -9,7 +9,7 @@ import warnings
 import numba
 from numba.core import errors as numba_errors
 
-from ..errors import TranspileError
+from ..base.errors import TranspileError
 from .compile_time import opt_level_for, optimization
 from . import boundscheck
 

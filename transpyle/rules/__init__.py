@@ -11,7 +11,7 @@ operand's shape by one shared helper when the primitive broadcasts) or a full st
 using ``bx`` for the adjoint of parameter ``x`` (for rules that write into part of it).
 Rules whose form depends on ranks or static arguments are functions of ``(kinds, statics)``.
 
-The batching rule (``batch``) says what array lifting (``passes/lift``) emits when operands carry a
+The batching rule (``batch``) says what array lifting (``transforms/lift``) emits when operands carry a
 leading batch axis: ``LANEWISE`` (the same call on the batched operands, their ranks aligned: every
 elementwise primitive), ``SHAPE`` (a fact about shapes, the same for every example), ``RAGGED`` (a shape per example), a
 :class:`Tape` (the tape helpers), an :class:`AlongAxis` (a reduction: the run-time helper reducing along the shifted axis), or a function
@@ -143,7 +143,7 @@ def define(key, objects, signature, kind, vjp=None, diff=None, broadcasts=False,
            jvp=None, batch=None, view=None, readonly=None, ragged=False):
     """Register a primitive. ``objects`` are the Python callables that resolve to it. Primitives that
     broadcast are elementwise, so their batching rule defaults to ``LANEWISE``. ``view``: the parameter
-    whose buffer the result shares, for primitives that return a view (see ``passes/aliases``); ``readonly``:
+    whose buffer the result shares, for primitives that return a view (see ``analysis/aliases``); ``readonly``:
     why writes into that buffer are refused while the view is in use; ``ragged``: the result's shape depends
     on the operands' values, not only on their shapes."""
     params, defaults = _parse_signature(signature)
@@ -195,4 +195,4 @@ def bind(prim, args, keywords):
 
 
 # the families register themselves on import
-from . import elementwise, reductions, linalg, arrays, advanced, generated, random, matrices, collectives, ufunc_methods, statistics, grids, diagonals  # noqa: E402,F401,E501
+from . import (elementwise, reductions, linalg, arrays, advanced, generated, random, matrices, collectives, ufunc_methods, statistics, grids, diagonals)  # noqa: E402,F401,E501

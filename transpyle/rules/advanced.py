@@ -8,7 +8,7 @@ index replaced by the broadcast shape of the integer arrays (one axis, the selec
 a mask). Where NumPy moves those axes to the front instead (index arrays separated by a slice or
 an integer) the index is refused with a hint, since the transposed result is rarely what is meant.
 
-``passes/lower_indexing`` compiles a read to ``rt.gather`` of a basic-indexed view, and a write to
+``frontend/lower_indexing`` compiles a read to ``rt.gather`` of a basic-indexed view, and a write to
 a loop of basic writes; the rules of ``rt.gather`` (a copy: reading it back never sees later
 writes) make every transform handle the reads, the scatter-add adjoint included.
 """
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import runtime as rt
-from ..kinds import INT, Kind
+from ..base.kinds import INT, Kind
 from . import LINEAR, RAGGED, define
 from .common import StaticError, const_value
 

@@ -7,8 +7,8 @@ old contents no longer reach the output.
 import gast
 import numpy as np
 
-from ..ast_utils import template_expr
-from ..kinds import INT, Kind, TupleKind
+from ..base.ast_utils import template_expr
+from ..base.kinds import INT, Kind, TupleKind
 from . import LANEWISE, LINEAR, SHAPE, define
 from .advanced import indexed_ndim
 from .common import StaticError, const_value, dtype_of, shape_rank

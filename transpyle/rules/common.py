@@ -1,7 +1,7 @@
 """Helpers shared by the rule tables: result kinds of the common shapes of primitives."""
 import gast
 
-from ..kinds import BOOL, INT, Kind, float_of, promote
+from ..base.kinds import BOOL, INT, Kind, float_of, promote
 
 
 class StaticError(Exception):

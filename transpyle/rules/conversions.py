@@ -10,7 +10,7 @@ converted copy; ``np.array(x, dtype=d)`` is always a copy. Both are lowered once
 ``np.asarray(x)``/``np.copy(x)`` or ``rt.astype(x, d)``, as Numba takes neither with a dtype.
 """
 from .. import runtime as rt
-from ..ast_utils import template_expr
+from ..base.ast_utils import template_expr
 from . import LANEWISE, define
 from .common import StaticError, dtype_of
 

@@ -12,7 +12,7 @@ import gast
 import numpy as np
 
 from .. import runtime as rt
-from ..ast_utils import template_expr
+from ..base.ast_utils import template_expr
 from . import LINEAR, define
 from .common import StaticError, const_value
 from .rewrites import define_call

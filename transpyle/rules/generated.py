@@ -9,7 +9,7 @@ linear in what they store, so their tangents are tapes of tangents.
 import numpy as np
 
 from .. import runtime as rt
-from ..kinds import BOOL, INT, Kind
+from ..base.kinds import BOOL, INT, Kind
 from . import LANEWISE, LINEAR, Tape, define
 from .common import StaticError, const_value, elementwise, same
 
@@ -117,7 +117,7 @@ define("rt.prod_others_jvp", [rt.prod_others_jvp], "x, v", elementwise("x", "v")
 
 # ---- custom rules (transpyle.custom_jvp, custom_vjp) -------------------------------------------------
 # Markers written where a call uses a custom rule; the transform that writes them gives them these
-# derivatives, and passes/custom_rules replaces them by plain values afterwards.
+# derivatives, and transforms/custom_rules replaces them by plain values afterwards.
 def _one_output(k, s):
     value = k["value"]
     if not isinstance(value, Kind):

@@ -11,7 +11,7 @@ ranges for the same common dtype. The grids are constants: they carry no derivat
 import gast
 import numpy as np
 
-from ..ast_utils import template_expr
+from ..base.ast_utils import template_expr
 from .common import StaticError, const_value
 from .rewrites import define_call, define_subscript
 

@@ -14,8 +14,8 @@ last two axes and unbroadcast summing over the batch dimensions an operand was b
 import numpy as np
 
 from .. import runtime as rt
-from ..ast_utils import template_expr
-from ..kinds import promote
+from ..base.ast_utils import template_expr
+from ..base.kinds import promote
 from . import LINEAR, define
 from .common import StaticError
 

@@ -20,8 +20,8 @@ import gast
 import numpy as np
 
 from .. import runtime as rt
-from ..ast_utils import template_expr
-from ..kinds import promote
+from ..base.ast_utils import template_expr
+from ..base.kinds import promote
 from . import LINEAR, define
 from .common import StaticError, const_value, float_of, real_of
 

@@ -10,8 +10,8 @@ arguments positional, the dtype as ``np.float64``/``np.float32`` and a shape lis
 import gast
 
 from .. import runtime as rt
-from ..ast_utils import parse_expr
-from ..kinds import BOOL, INT, Kind, TupleKind
+from ..base.ast_utils import parse_expr
+from ..base.kinds import BOOL, INT, Kind, TupleKind
 from . import LINEAR, define
 from .common import StaticError, dtype_of
 

@@ -12,7 +12,7 @@ import gast
 import numpy as np
 
 from .. import runtime as rt
-from ..ast_utils import parse_expr, template_expr
+from ..base.ast_utils import parse_expr, template_expr
 from . import LINEAR, AlongAxis, define
 from .common import StaticError, axis_of, const_value, reduced
 from .rewrites import define_call

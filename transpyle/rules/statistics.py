@@ -19,8 +19,8 @@ import gast
 import numpy as np
 
 from .. import runtime as rt
-from ..ast_utils import template_expr
-from ..kinds import INT, Kind
+from ..base.ast_utils import template_expr
+from ..base.kinds import INT, Kind
 from . import LINEAR, define
 from .common import StaticError, const_value
 from .rewrites import define_call

@@ -22,8 +22,8 @@ import gast
 import numpy as np
 
 from .. import runtime as rt
-from ..ast_utils import parse_expr, template_expr
-from ..kinds import INT, Kind, TupleKind
+from ..base.ast_utils import parse_expr, template_expr
+from ..base.kinds import INT, Kind, TupleKind
 from . import LINEAR, define
 from .common import StaticError, axis_of, const_value
 from .rewrites import define_call, define_method

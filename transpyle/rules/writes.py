@@ -3,7 +3,7 @@
 ``np.copyto(dst, src)`` and the others return nothing a program uses; what they do is a write
 into ``dst``. Each entry gives the statements the call stands for, written with the function's
 parameters, so normalize spells the call out as ordinary in-place writes (``dst[:] = src``) that
-every transform already handles, aliases included (``passes/aliases``). Names starting with an
+every transform already handles, aliases included (``analysis/aliases``). Names starting with an
 underscore in a template are fresh per call. The ``out=`` argument of ufuncs and reductions is
 the same thing and is handled by normalize for every primitive: ``r = f(a, out=c)`` writes
 ``f(a)`` into ``c`` and makes ``r`` the same array as ``c``.

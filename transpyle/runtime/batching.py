@@ -2,7 +2,7 @@
 the masked update that keeps the lanes a branch or a loop does not run for.
 
 A lane is one example of the batch: the index along the leading (batch) axis, or along the last
-axis where lane-loop code stores an array lanes-last (``lanes_last``, ``passes/layout``). Each helper is plain
+axis where lane-loop code stores an array lanes-last (``lanes_last``, ``transforms/layout``). Each helper is plain
 NumPy (what the numpy backend runs) with a Numba implementation registered by ``overload``.
 """
 import numba
@@ -110,7 +110,7 @@ def push_lanes(tape, top, value):
 
 
 def lanes_last(x):
-    """``x`` with its lanes (leading axis) moved to the last axis, C-contiguous (see ``passes/layout``)."""
+    """``x`` with its lanes (leading axis) moved to the last axis, C-contiguous (see ``transforms/layout``)."""
     size = x.shape[0]
     flat = np.ascontiguousarray(x).reshape((size, x.size // size if size else 0))
     return np.ascontiguousarray(flat.T).reshape(x.shape[1:] + (size,))
@@ -131,7 +131,7 @@ THREADS = numba.config.NUMBA_NUM_THREADS
 
 
 def direction_chunks(n):
-    """How many threads share ``n`` directions of a vector-mode Jacobian (``passes/jacobian``)."""
+    """How many threads share ``n`` directions of a vector-mode Jacobian (``transforms/jacobian``)."""
     return max(1, min(THREADS, n // MIN_CHUNK_DIRECTIONS))
 
 

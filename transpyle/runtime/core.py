@@ -111,7 +111,7 @@ def _astype_numba(x, dtype):
 # ---- custom derivative rules ---------------------------------------------------------------------
 # Markers the inline pass writes where a call uses a custom rule (``transpyle.custom_jvp``,
 # ``custom_vjp``); the transform gives them their derivatives, then they are replaced by plain values
-# (passes/custom_rules), so generated modules never call them.
+# (transforms/custom_rules), so generated modules never call them.
 def custom_primal(x):
     """``x``, with no derivative: the primal operand of a custom jvp rule."""
     return x

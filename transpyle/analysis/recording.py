@@ -1,0 +1,162 @@
+"""recording: what the adjoint sweep reads, and how each value it reads is kept.
+
+The reverse pass runs the adjoint sweep once to learn which names it reads (``needed``); this module
+answers how each of them is had again without a tape where that is exact:
+- *invariant*: the same value in every iteration of the loops around it (nothing it reads changes
+  there, and nothing writes into its buffer there);
+- *recomputed*: a cheap value taken again in the sweep from restored operands (scalar arithmetic,
+  and views, whose buffer the sweep has restored by then); a recomputed operand counts with its own
+  operands, and a branch decision is never recomputed: it is recorded;
+- *set by its use*: a number read once, whose adjoint is assigned rather than accumulated;
+- *fixed shape*: an array whose values all have one shape, whose adjoint is reset from the adjoint
+  itself, so the array is not kept for its shape.
+Everything else the sweep reads and a later statement overwrites is saved (``Reverse.make_plans``).
+"""
+from collections import Counter
+
+import gast
+
+from ..base.ast_utils import loaded_names, stored_names
+from ..base.kinds import Kind
+from ..rules.primitives import lookup
+from .activity import assignments
+
+
+class Recording:
+    """The analyses of ``Reverse`` that decide what needs no tape (see the module docstring)."""
+
+    def find_single_uses(self, body):
+        """Numbers defined once and read once, by a later assignment of the same block: the adjoint
+        sweep reaches that use first and the definition next, with nothing between, so their adjoint
+        is set by the use (``b_t = contribution``) instead of zeroed, accumulated and zeroed again."""
+        loads = Counter(n.id for n in gast.walk(self.tree) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load))
+        outputs = set(self.outputs) | {a.id for a in self.tree.args.args}
+        single = set()
+
+        def visit(stmts):
+            for k, s in enumerate(stmts):
+                if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
+                    v = s.targets[0].id
+                    kind = self.kind(v)
+                    if v in self.active and v not in outputs and self.defs.get(v) == 1 and loads[v] == 1 and \
+                            isinstance(kind, Kind) and not kind.is_array:
+                        use = next((later for later in stmts[k + 1:] if v in loaded_names([later])), None)
+                        if isinstance(use, gast.Assign):
+                            single.add(v)
+                for block in (getattr(s, "body", None), getattr(s, "orelse", None)):
+                    if block:
+                        visit(block)
+        visit(body)
+        return single
+
+    # ---- values that need no tape -------------------------------------------------------------------
+    def find_cheap_values(self):
+        """Loop-invariant values (same in every iteration: never saved) and scalar temporaries that the
+        adjoint sweep can recompute from restored operands instead of reading from a tape."""
+        self.invariant, self.recompute, self.recompute_reads = set(), {}, {}
+        self.written_anywhere = self.changed_in(self.tree.body)
+        reads = {}
+        for n in gast.walk(gast.Module(body=self.tree.body, type_ignores=[])):
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
+                reads[n.id] = reads.get(n.id, 0) + 1
+
+        def visit(stmts, outer_loop):
+            for i, s in enumerate(stmts):
+                if isinstance(s, (gast.For, gast.While)):
+                    visit(s.body, outer_loop if outer_loop is not None else s)
+                elif isinstance(s, gast.If):
+                    visit(s.body, outer_loop)
+                    visit(s.orelse, outer_loop)
+                elif outer_loop is not None and isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) \
+                        and id(s) not in self.counters and self.defs.get(s.targets[0].id, 0) == 1:
+                    var, operands = s.targets[0].id, loaded_names(s.value)
+                    # the same value in every iteration: nothing it reads changes in the loop, and
+                    # nothing writes into its buffer there (an array made anew and then filled)
+                    if not operands & self.changed_in([outer_loop]) and not isinstance(s.value, gast.Name) \
+                            and var not in self.aliases.written_in([outer_loop]):
+                        self.invariant.add(id(s))
+                    elif var in self.decisions:
+                        continue        # a branch taken is recorded, never evaluated again
+                    else:
+                        # a recomputed operand is itself recomputed from its own operands, at the same place
+                        reads_all = set(operands)
+                        for op in operands:
+                            reads_all |= self.recompute_reads.get(op, set())
+                        if self.recomputable(s, var, reads_all, stmts[:i], stmts[i + 1:], reads):
+                            self.recompute[id(s)] = s
+                            self.recompute_reads[var] = reads_all
+        visit(self.tree.body, None)
+
+    def changed_in(self, stmts):
+        """Names ``stmts`` rebind, and names whose buffer they write into (through any alias)."""
+        return stored_names(stmts) | self.aliases.written_in(stmts)
+
+    def recomputable(self, s, var, operands, before, after, reads):
+        kind = self.kind(var)
+        if not isinstance(kind, Kind) or isinstance(s.value, (gast.Name, gast.Constant)):
+            return False
+        # arrays: only views, which cost nothing to take again. A view of a buffer written in place sees,
+        # when taken again in the sweep, the contents of its use: the writes after it are undone by then.
+        # (Saving it would keep a reference or a copy, and a copy would miss the undoing.)
+        view = id(s) in self.aliases.view_of and not isinstance(s.value, gast.Name)
+        if kind.is_array and not view and not (isinstance(s.value, gast.Subscript) and
+                                               isinstance(s.value.value, gast.Name) and
+                                               s.value.value.id not in self.written_anywhere):
+            return False
+        if var in loaded_names(before) or isinstance(s.value, gast.Tuple):
+            return False
+        # every read of var comes after s in this block, before any operand changes
+        seen, changed = 0, set()
+        for u in after:
+            uses = sum(1 for n in gast.walk(u) if isinstance(n, gast.Name) and n.id == var
+                       and isinstance(n.ctx, gast.Load))
+            # u's adjoint runs before u's own writes are undone; for a view only rebinding matters (above)
+            changed |= stored_names([u]) if view else self.changed_in([u])
+            if uses and changed & operands:
+                return False
+            seen += uses
+        return seen == reads.get(var, 0)
+
+    def find_fixed_shapes(self):
+        """Arrays whose values all have one shape: the arguments, and names whose every definition
+        computes that shape from such arrays and from numbers that no loop changes (a temporary
+        ``_t = u[1:-1] + k * v`` in a loop). Names defined from themselves with a new shape
+        (``y = np.concatenate((y, z))``) never get in: the set grows from the arguments only."""
+        varying = set()
+        for loop in (n for n in gast.walk(gast.Module(body=self.tree.body, type_ignores=[]))
+                     if isinstance(n, (gast.For, gast.While))):
+            varying |= {v for v in stored_names([loop]) if not (isinstance(self.kind(v), Kind) and self.kind(v).is_array)}
+        fixed = {a.id for a in self.tree.args.args if isinstance(self.kind(a.id), Kind) and self.kind(a.id).is_array}
+        defs = {}
+        for st in assignments(self.tree.body):
+            if isinstance(st.targets[0], gast.Name):
+                defs.setdefault(st.targets[0].id, []).append(st)
+
+        def is_array(v):
+            return isinstance(self.kind(v), Kind) and self.kind(v).is_array
+
+        def same_shape(value):
+            if isinstance(value, gast.Subscript):
+                parts = value.slice.elts if isinstance(value.slice, gast.Tuple) else [value.slice]
+                bounds = set()
+                for p in parts:
+                    if isinstance(p, gast.Slice):
+                        bounds |= loaded_names(p)
+                return value.value.id in fixed and not bounds & varying
+            prim, _ = lookup(value) if isinstance(value, gast.Call) else (None, None)
+            if prim is not None and prim.ragged:
+                return False          # positions a mask selects: as many as the values say
+            elementwise = isinstance(value, (gast.BinOp, gast.UnaryOp, gast.Compare)) or \
+                prim is not None and prim.broadcasts
+            for v in loaded_names(value):
+                if is_array(v) and v not in fixed or not is_array(v) and v in varying and not elementwise:
+                    return False
+            return True
+        grown = True
+        while grown:
+            grown = False
+            for v, stmts in defs.items():
+                if v not in fixed and is_array(v) and all(same_shape(st.value) for st in stmts):
+                    fixed.add(v)
+                    grown = True
+        return fixed

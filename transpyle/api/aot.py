@@ -1,0 +1,185 @@
+"""Ahead-of-time modules (``transpyle compile``): generated functions written out as one ordinary
+Python module that imports only numpy and numba, for codes that must run without transpyle.
+
+The module holds, for each requested function and mode, the generated function under a stable
+public name (``loss`` for the primal, ``loss_grad``, ``loss_value_and_grad``, ``loss_vjp``,
+``loss_jvp``, ``loss_jacfwd``, ``loss_jacrev``, ``loss_hessian``, ``loss_vmap``) with the helpers
+it calls, each decorated with ``numba.njit(cache=True)``, and a copy of the run-time helper modules
+(``transpyle/runtime/``) that the generated code calls. With ``backend="numpy"`` the decorators are
+left out and the copied helpers are their plain NumPy versions, so the module needs only numpy;
+``backend="cuda"`` (``vmap`` only) writes kernels and host wrappers instead (``aot_cuda``).
+The text is deterministic: the header names the source file, a digest of its text and the
+command that wrote it, so ``transpyle compile --check`` can tell a stale module by regenerating.
+"""
+import ast
+import re
+
+from .. import runtime
+from .show import generate
+from ..base.ast_utils import substitute, to_source
+from ..base.errors import TranspileError
+from ..backends.numba_backend import PRANGE_ONLY
+from .aot_cuda import compile_cuda_module
+from .aot_source import batched_kinds, source_digest, load_source_module, module_docstring, user_function
+
+MODES = ("primal", "grad", "value_and_grad", "vjp", "jvp", "jacfwd", "jacrev", "hessian", "vmap")
+
+# names of the numba-only machinery in the runtime modules: left out of the numpy backend's copy
+_NUMBA_ONLY = {"numba", "types", "overload", "register_jitable"}
+
+
+def _runtime_source(backend, generated_text):
+    """The text of the run-time helpers to copy: the runtime modules the generated code calls
+    (``core`` always), whole, or only their NumPy part for the numpy backend."""
+    called = set(re.findall(r"\brt\.(\w+)", generated_text))
+    parts = []
+    for module in runtime.MODULES:
+        public = {n for n in vars(module) if not n.startswith("_") and getattr(vars(module)[n], "__module__", None)
+                  == module.__name__}
+        if module is not runtime.core and not called & public:
+            continue
+        with open(module.__file__) as fh:
+            tree = ast.parse(fh.read())
+        body = tree.body[1:] if isinstance(tree.body[0], ast.Expr) else tree.body      # no module docstring
+        if backend == "numpy":
+            body = _numpy_part(body)
+        name = module.__name__.rsplit(".", 1)[1]
+        parts.append(f"# -- {name} (transpyle/runtime/{name}.py)\n" + ast.unparse(ast.Module(body=body, type_ignores=[])))
+    return "\n\n\n".join(parts)
+
+
+def _numpy_part(body):
+    """The statements of a runtime module that do not use Numba (and do not depend on ones that do)."""
+    kept, dropped = [], set(_NUMBA_ONLY)
+    for stmt in body:
+        names = {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name)}
+        names |= {a.asname or a.name for a in getattr(stmt, "names", [])}
+        if isinstance(stmt, ast.ImportFrom) and (stmt.module or "").startswith("numba") or names & dropped:
+            dropped |= {getattr(stmt, "name", "")} | {t.id for t in ast.walk(stmt)
+                                                      if isinstance(t, ast.Name) and isinstance(t.ctx, ast.Store)}
+            continue
+        kept.append(stmt)
+    return kept
+
+
+def _public_name(func_name, mode):
+    return func_name if mode == "primal" else f"{func_name}_{mode}"
+
+
+def compile_module(path, functions, modes=("grad",), argnums=0, kinds=None, in_axes=0, backend="numba",
+                   command=None):
+    """The text of a module holding ``modes`` of each function in ``functions`` (names in the
+    file ``path``). ``kinds`` maps a function name to its argument kinds (strings like ``'f8[:]'``),
+    or is one list for every function (the kinds of one call: ``vmap`` adds the batch axis);
+    kinds not given are guessed from the source, as ``transpyle show`` does; a pytree argument's
+    kinds are a pytree of kind strings, and the compiled function takes its leaves in order.
+    ``in_axes`` (for ``vmap``) is one value for every function or a dict by function name."""
+    if backend not in ("numba", "numpy", "cuda"):
+        raise TranspileError(f"unknown backend '{backend}'", hint="numba, numpy or cuda")
+    if backend == "cuda" and set(modes) != {"vmap"}:
+        raise TranspileError("compiled modules for the cuda backend hold vmapped functions only",
+                             hint="use --mode vmap (derivatives: vmap(grad(f), backend='cuda') from Python, "
+                                  "docs/cuda.md)")
+    module = load_source_module(path)
+    if backend == "cuda":                  # kernels and host wrappers: api/aot_cuda.py
+        return compile_cuda_module(path, module, functions, kinds, in_axes, source_digest(path), command)
+    defs, order = {}, []                   # function name -> (text, tree); the order they are written
+    publics = []
+    for fname in functions:
+        func = user_function(module, path, fname)
+        for mode in modes:
+            if mode not in MODES:
+                raise TranspileError(f"unknown mode '{mode}'", hint="one of: " + ", ".join(MODES))
+            fkinds = kinds.get(fname) if isinstance(kinds, dict) else kinds
+            faxes = in_axes.get(fname, 0) if isinstance(in_axes, dict) else in_axes
+            if mode == "vmap" and fkinds is not None:
+                fkinds = batched_kinds(fkinds, faxes)
+            _, tree, ctx = generate(func, mode=mode, argnums=argnums, kinds=fkinds,
+                                        in_axes=faxes if mode == "vmap" else 0)
+            if ctx.captured:
+                raise TranspileError(f"'{fname}' reads module-level arrays "
+                                     f"({', '.join(p for p, _, _ in ctx.captured.values())}); a compiled module "
+                                     "cannot read them", filename=ctx.filename, lineno=ctx.source.tree.lineno,
+                                     construct=f"def {fname}", hint="pass the arrays as arguments")
+            public = _public_name(fname, mode)
+            renames = {tree.name: public}
+            for helper in ctx.helpers:        # a helper with the name of a different function is renamed
+                text = to_source(helper)
+                if helper.name in defs and defs[helper.name][0] != text or helper.name == public:
+                    renames[helper.name] = _fresh(f"{public}_{helper.name}", defs)
+            for f in ctx.helpers + [tree]:
+                f.name = renames.get(f.name, f.name)
+                f.body = [substitute(s, {old: new for old, new in renames.items() if old != f.name})
+                          for s in f.body]
+                text = to_source(f)
+                if f.name in defs and defs[f.name][0] != text:
+                    raise TranspileError(f"two generated functions are named '{f.name}'",
+                                         hint="compile the functions into separate modules")
+                if f.name not in defs:
+                    defs[f.name] = (text, f)
+                    order.append(f.name)
+            publics.append((public, fname, mode))
+    runtime_text = _runtime_source(backend, "\n".join(defs[n][0] for n in order))
+    runtime_names = {n.id for n in ast.walk(ast.parse(runtime_text)) if isinstance(n, ast.Name)} | \
+        {n.name for n in ast.parse(runtime_text).body if isinstance(n, ast.FunctionDef)}
+    clash = [n for n in order if n in runtime_names]
+    if clash:
+        raise TranspileError(f"the generated function '{clash[0]}' has the name of a run-time helper",
+                             hint="rename the function in your file")
+    return _module_text(path, order, defs, publics, runtime_text, backend, command)
+
+
+def _fresh(base, taken):
+    name, k = base, 1
+    while name in taken:
+        k += 1
+        name = f"{base}{k}"
+    return name
+
+
+def _module_text(path, order, defs, publics, runtime_text, backend, command):
+    listing = "\n".join(f"    {public:28} {mode} of {fname}" for public, fname, mode in publics)
+    header = module_docstring(path, source_digest(path), command,
+                              "numpy" + (" and numba" if backend == "numba" else ""), listing)
+    header += ["import math", "", "import numpy as np"]
+    if backend == "numba":
+        header += ["import numba", "", "# only the explicit numba.prange loops run on threads",
+                   f"PRANGE_ONLY = {PRANGE_ONLY!r}"]
+    parts = ["\n".join(header), "",
+             "# ---- run-time helpers: copies of the modules in transpyle/runtime/ " + "-" * 24, runtime_text, "",
+             "# ---- generated functions " + "-" * 66]
+    for n in order:
+        text = re.sub(r"\brt\.", "", defs[n][0]).rstrip() + "\n"
+        if backend == "numba":
+            parallel = ", parallel=PRANGE_ONLY" if "numba.prange" in text else ""
+            text = f"@numba.njit(cache=True, error_model='numpy'{parallel})\n" + text
+        else:                     # a parallel loop is a loop
+            text = text.replace("numba.prange(", "range(")
+        parts.append("\n" + text)
+    parts.append("\n__all__ = [" + ", ".join(repr(p) for p, _, _ in publics) + "]\n")
+    return "\n".join(parts)
+
+
+def write_module(text, output):
+    """Write ``text`` to ``output``; returns True when the file changed."""
+    try:
+        with open(output) as fh:
+            if fh.read() == text:
+                return False
+    except OSError:
+        pass
+    with open(output, "w") as fh:
+        fh.write(text)
+    return True
+
+
+def is_stale(text, output):
+    """Whether the module at ``output`` differs from ``text`` (or is missing)."""
+    try:
+        with open(output) as fh:
+            return fh.read() != text
+    except OSError:
+        return True
+
+
+__all__ = ["compile_module", "write_module", "is_stale", "load_source_module"]

@@ -1,0 +1,267 @@
+"""The transforms users call: grad, value_and_grad, vjp, jvp, linearize, jacfwd, jacrev, hessian,
+vmap, jit, and show.
+
+Each transform returns a callable (a ``Transformed``) that, per combination of argument kinds,
+runs the pipeline once, loads the generated module through the cache and compiles it with the
+backend; later calls with the same kinds go straight to the compiled function. A ``Transformed``
+is also valid input to every transform: its generated code is read as source
+(``generated_function``).
+"""
+import functools
+import inspect
+
+import numpy as np
+
+from . import pytrees as flat
+from .. import pipeline
+from ..backends import choose, compile_function, spelled_for
+from ..backends.compile_time import compile_guarded
+from ..backends.cache import load_module
+from ..base.errors import TranspileError
+from ..frontend.source import FunctionSource, read_function
+from ..base.kinds import kind_of_value
+
+
+def _normalize_argnums(fun, argnums):
+    tuple_argnums = isinstance(argnums, (tuple, list))
+    nums = tuple(argnums) if tuple_argnums else (argnums,)
+    if not nums or not all(isinstance(n, int) and not isinstance(n, bool) for n in nums):
+        raise TranspileError(f"argnums must be an int or a tuple of ints, got {argnums!r}",
+                             hint="e.g. argnums=0 or argnums=(0, 2)")
+    return nums, tuple_argnums
+
+
+def _bind(fun, signature, args, kwargs):
+    if signature is None or (not kwargs and len(args) == len(signature.parameters)):
+        return args
+    try:
+        bound = signature.bind(*args, **kwargs)
+    except TypeError as exc:
+        raise TranspileError(f"{getattr(fun, '__name__', fun)}: {exc}", hint="check the call's arguments") from None
+    bound.apply_defaults()
+    return tuple(bound.args)
+
+
+def _signature(fun):
+    try:
+        return inspect.signature(fun)
+    except (TypeError, ValueError):
+        return None
+
+
+_FAST_TYPES = (np.ndarray, float, int, bool, np.float64, np.float32, np.int64, np.complex128, complex)
+
+
+def _fast_key(a):
+    """A cheap stand-in for an argument's kind, used to find compiled code on later calls."""
+    t = type(a)
+    if t is np.ndarray:
+        return (a.dtype, a.ndim)
+    if t in _FAST_TYPES:
+        return t
+    raise TypeError
+
+
+def _ct_key(ct):
+    if isinstance(ct, tuple):
+        return tuple(_ct_key(c) for c in ct)
+    return (ct.dtype, ct.ndim) if isinstance(ct, np.ndarray) else type(ct)
+
+
+def _kinds(args):
+    try:
+        return tuple(kind_of_value(a) for a in args)
+    except TypeError as exc:
+        raise TranspileError(f"{exc}", hint="pass floats, ints, bools or NumPy arrays") from None
+
+
+def _with_captured(compiled, nargs, getters):
+    """``compiled`` called with the current values of the captured arrays after the arguments."""
+    def call(*args):
+        return compiled(*args[:nargs], *[g() for g in getters], *args[nargs:])
+    return call
+
+
+def _lanes(backend):
+    """How array-lifted code runs on ``backend`` (see ``pipeline.transform``)."""
+    return "arrays" if backend == "numpy" else "loops"
+
+
+class Transformed:
+    """A function transformed by one transform; compiled lazily per argument kinds."""
+
+    def __init__(self, fun, mode, argnums=0, has_aux=False, backend=None, holomorphic=False):
+        if not callable(fun) and not isinstance(fun, FunctionSource):
+            raise TranspileError(f"expected a function, got {type(fun).__name__}")
+        if not inspect.isfunction(fun) and not isinstance(fun, (Transformed, FunctionSource)):
+            read_function(fun)         # raises the error that says why (a builtin, a ufunc, ...)
+        if isinstance(fun, Transformed) and mode == "vjp":
+            raise TranspileError("vjp of a transformed function is not supported",
+                                 hint="use jvp or jacfwd of it (forward mode over the generated code)")
+        self.fun = fun
+        self.mode = mode
+        self.has_aux = has_aux
+        self.holomorphic = holomorphic
+        self.transform_options = {}
+        self.backend = backend
+        self.argnums, self.tuple_argnums = _normalize_argnums(fun, argnums)
+        try:
+            self.signature = inspect.signature(fun)
+        except (TypeError, ValueError):
+            self.signature = None
+        self._compiled = {}
+        self._fast = {}
+        self._flat = {}             # argument structures -> (flat transform, result builder)
+        self.backend_name = choose(backend)
+        functools.update_wrapper(self, fun, updated=())     # not fun.__dict__: a Transformed has state
+
+    @staticmethod
+    def derived(fun, mode, argnums=0, has_aux=False, backend=None, holomorphic=False):
+        """Another transform (of ``fun``, or of this one): what code that holds a transform builds
+        without naming the class."""
+        return Transformed(fun, mode, argnums, has_aux, backend, holomorphic)
+
+    def _check_argnums(self, nargs):
+        for n in self.argnums:
+            if not -nargs <= n < nargs:
+                raise TranspileError(
+                    f"argnums {n} is out of range for '{getattr(self.fun, '__name__', self.fun)}', "
+                    f"which takes {nargs} positional arguments", hint=f"use 0 to {nargs - 1}")
+
+    def _entry(self, args, extra=(), static=None):
+        """The compiled callable for ``args`` (the function's arguments); ``extra`` are trailing
+        arguments the generated function adds (the cotangent of vjp), used for compiling only;
+        ``static`` maps parameters specialized away (jit) to their values."""
+        kinds = _kinds(args)
+        backend = self.backend_name
+        key = (kinds, backend, tuple(_ct_key(e) for e in extra), tuple((static or {}).items()))
+        entry = self._compiled.get(key)
+        if entry is None and backend == "cuda" and self.mode in ("grad", "value_and_grad"):
+            self._check_argnums(len(args))
+            entry = self._compiled[key] = _reduced_on_gpu(self, kinds, len(args))
+        if entry is None:
+            if self.mode != "primal":
+                self._check_argnums(len(args))
+            fname, tree, ctx = self._transform(kinds, static)
+            module = load_module(spelled_for(backend, pipeline.module_source(tree, ctx)), fname)
+            getters = [getter for _, getter, _ in ctx.captured.values()]
+            captured = tuple(g() for g in getters)
+            entry = self._compile(module, fname, args + captured + tuple(extra), ctx, kinds, static)
+            if getters:
+                entry = _with_captured(entry, len(args), getters)
+            self._compiled[key] = entry
+        return entry
+
+    def _compile(self, module, fname, args, ctx, kinds, static):
+        """The backend's callable for ``module.fname``. A Numba compile that runs past
+        ``TRANSPYLE_COMPILE_WARN`` seconds warns at the user's function; with ``backend="auto"``
+        the NumPy backend answers until it is done (``compile_time``)."""
+        backend = self.backend_name
+        if backend not in ("numba", "auto"):
+            return compile_function(backend, module, fname, args)
+        where = (getattr(self.fun, "__name__", fname), ctx.filename, ctx.source.tree.lineno)
+
+        def numpy_stand_in():
+            _, np_tree, np_ctx = self._transform(kinds, static, lanes=_lanes("numpy"))
+            # its own module: the compile thread replaces the helpers of the numba one by dispatchers
+            text = pipeline.module_source(np_tree, np_ctx) + "\n# run by the numpy backend while Numba compiles\n"
+            return compile_function("numpy", load_module(text, fname), fname, args)
+        return compile_guarded(lambda: compile_function("numba", module, fname, args), where,
+                               fallback=numpy_stand_in if backend == "auto" else None)
+
+    def _transform(self, kinds, static=None, lanes="backend"):
+        """Run the pipeline for these argument kinds with this transform's settings; ``lanes`` (see
+        ``pipeline.transform``) follows the backend unless given."""
+        argnums = tuple(n % len(kinds) for n in self.argnums) if kinds else ()
+        lanes = _lanes(self.backend_name) if lanes == "backend" else lanes
+        return pipeline.transform(self.fun, self.mode, argnums, kinds, self.has_aux, self.tuple_argnums,
+                                  holomorphic=self.holomorphic, static=static, lanes=lanes, **self.transform_options)
+
+    def generated_function(self, kinds):
+        """The generated Python function for argument ``kinds``: what a transform of this
+        transform reads as its source (generated code stays inside the accepted subset)."""
+        if self.mode == "jvp":        # called as f_jvp(*primals, *tangents): the primals set the kinds
+            kinds = kinds[:len(self.argnums)]
+        return pipeline.loaded(self.fun, *self._transform(kinds, lanes=None))  # no array lifting: inside the subset
+
+    def __call__(self, *args, **kwargs):
+        # fast path: positional arrays and numbers whose types were seen before
+        if not kwargs:
+            try:
+                entry = self._fast[tuple(map(_fast_key, args))]
+            except (KeyError, TypeError):
+                pass
+            else:
+                return entry(*args)
+        args = tuple(_bind(self.fun, self.signature, args, kwargs))
+        if flat.needs_flattening(self.fun, args):
+            return self._call_flat(args)
+        entry = self._entry(args)
+        if not kwargs and all(type(a) in _FAST_TYPES for a in args):
+            self._fast[tuple(map(_fast_key, args))] = entry
+        return entry(*args)
+
+
+    # -- pytree arguments ------------------------------------------------------------------------
+    def _call_flat(self, args, static=None):
+        """``self(*args)`` for pytree arguments: the flat transform on the leaves, results rebuilt."""
+        leaves, treedefs = flat.flatten_args(args)
+        key = (treedefs, tuple((static or {}).items()))
+        if key not in self._flat:
+            self._flat[key] = self._flatten(treedefs, static)[:2]
+        flat_transform, out_tree = self._flat[key]
+        return flat.rebuild(out_tree, flat_transform(*leaves))
+
+    def _flatten(self, treedefs, static=None):
+        """(this transform of the function with pytree arguments flattened into leaves, the structure
+        of its result, and how the flat transform lays that result out: see ``flat.layout_of``)."""
+        if isinstance(self.fun, Transformed):
+            source, fun_out, fun_layout = self.fun._flatten(treedefs)
+            if not flat.is_flat(fun_layout) and self.mode not in ("primal", "vmap"):
+                raise TranspileError(f"{self.mode} of {self.fun.mode} of a function of pytrees is not supported",
+                                     hint="apply the transforms to a function of arrays")
+        else:
+            source, fun_out = flat.flat_source(self.fun, treedefs, self.has_aux)
+            fun_out, fun_layout = flat.function_result(fun_out, self.has_aux)
+        return self._flat_transform(source, treedefs, fun_out, fun_layout)
+
+    def _flat_transform(self, source, treedefs, fun_out, fun_layout):
+        if self.mode == "primal":
+            return Transformed(source, "primal", backend=self.backend), fun_out, fun_layout
+        argnums = [n % len(treedefs) for n in self.argnums]
+        positions = flat.leaf_positions(treedefs)
+        flat_argnums = tuple(p for a in argnums for p in positions[a])
+        if not flat_argnums:
+            raise TranspileError(f"{self.mode}: the differentiated arguments hold no arrays or numbers",
+                                 hint="check argnums")
+        # a tuple of leaf positions: the flat transform returns one derivative per leaf, as a tuple
+        transform = Transformed(source, self.mode, flat_argnums, self.has_aux, self.backend, self.holomorphic)
+        grad_tree = flat.wrt_tree(treedefs, argnums, self.tuple_argnums)
+        out_tree, layout = flat.derivative_result(self.mode, fun_out, grad_tree, self.has_aux)
+        return transform, out_tree, layout
+
+
+def _kernel(built, nargs, **options):
+    """The launcher of a kernel module ``built`` by ``gpu.build`` for ``nargs`` arguments, passing the
+    module-level arrays the code reads after them."""
+    from ..backends.cuda_backend import compile_kernel_module
+    fname, text, spec, ctx = built
+    launch = compile_kernel_module(load_module(text, fname), spec, **options)
+    getters = [getter for _, getter, _ in ctx.captured.values()]
+    return _with_captured(launch, nargs, getters) if getters else launch
+
+
+def _reduced_on_gpu(transformed, kinds, nargs):
+    """grad of a sum or mean over a vmapped function, as one CUDA kernel (transpyle/api/gpu.py, docs/cuda.md)."""
+    from . import gpu
+    red = gpu.reduction(transformed, kinds)
+    example_kinds = red.example_args(kinds)
+    built = gpu.build(red.per_example, example_kinds, red.in_axes, 0, reduce=red.reduce,
+                      deterministic=getattr(transformed, "deterministic", False))
+    launch = _kernel(built, len(example_kinds), mean=red.how == "mean")
+    value_and_grad = transformed.mode == "value_and_grad"
+
+    def call(*args):
+        out = launch(*red.example_args(args))
+        return (out[0], out[1]) if value_and_grad else out
+    return call

@@ -1,0 +1,98 @@
+"""What the passes share: the user's function, diagnostics with locations, names and kinds."""
+import linecache
+from dataclasses import dataclass, field
+
+import gast
+
+from .errors import TranspileError
+from .naming import Namer
+
+FILE_ATTR = "transpyle_file"     # set on statements inlined from another file
+
+
+class DeferredCall:
+    """A call to a transformed function (``grad(g)`` called inside ``f``): its code depends on the
+    kinds of the arguments at the call, so it is generated and inlined once ``infer`` knows them."""
+
+    def __init__(self, transformed):
+        self.transformed = transformed
+
+
+class NeedKinds(Exception):
+    """Raised by ``infer`` at a deferred call: (registry key, argument kinds)."""
+
+    def __init__(self, key, kinds):
+        super().__init__(key)
+        self.key, self.kinds = key, kinds
+
+
+@dataclass
+class Context:
+    """State that passes read and write, declared in one place.
+
+    - ``source``: the FunctionSource of the function being transformed;
+    - ``namer``: fresh names for generated variables;
+    - ``functions``: user functions called from the body (name in the tree -> FunctionSource,
+      a nested ``FunctionDef``, a ``DeferredCall``, or a ``CustomRule`` for functions with custom
+      derivative rules), filled by ``resolve`` and consumed by ``inline``;
+    - ``arg_kinds``/``kinds``: kinds of the arguments and, after ``infer``, of every variable;
+    - ``wrt``: names of the arguments differentiated; ``active``: variables carrying derivatives;
+    - ``mode``/``options``: the transform and its options; ``stage``: the running pass;
+    - ``captured``: module-level arrays the code reads, passed in as extra parameters;
+    - ``helpers``: generated functions the result calls (the jvp or vjp behind a Jacobian driver);
+    - ``derivative``: the sweep the transform differentiates in, ``"reverse"`` or ``"forward"``
+      (``""`` for jit and vmap): it decides how calls to functions with custom rules are inlined;
+    - ``timings``: (pass, seconds) of each pass run;
+    - ``transform_call``: ``(function, mode, argnums) ->`` a transform of it that a call in the
+      body refers to (``jvp(f, ...)`` in transformed code), set by the pipeline.
+    """
+    source: object
+    namer: Namer = field(default_factory=Namer)
+    functions: dict = field(default_factory=dict)
+    arg_kinds: dict = field(default_factory=dict)
+    kinds: dict = field(default_factory=dict)
+    wrt: tuple = ()
+    active: set = field(default_factory=set)
+    mode: str = "primal"
+    options: dict = field(default_factory=dict)
+    stage: str = ""
+    captured: dict = field(default_factory=dict)
+    helpers: list = field(default_factory=list)
+    derivative: str = ""
+    timings: list = field(default_factory=list)
+    transform_call: object = None
+
+    def capture(self, unit, name, value):
+        """The parameter name under which the global array ``name`` of ``unit`` is passed in.
+
+        ``captured`` maps (function, name) -> (parameter, getter, value); the pipeline appends
+        the parameters to the generated function and the API passes the current values."""
+        code = unit.func.__code__
+        key = (unit.func if name in code.co_freevars else id(unit.func.__globals__), name)
+        if key not in self.captured:
+            # the transformed function's own free names are reserved for exactly this use
+            param = name if unit is self.source else self.namer.exact_or_fresh(name)
+            self.captured[key] = (param, unit.getter(name), value)
+        return self.captured[key][0]
+
+    @property
+    def filename(self):
+        return self.source.filename
+
+    def error(self, node, message, hint=None, construct=None):
+        """A TranspileError located at ``node`` (a gast node, or None for the function itself)."""
+        filename = getattr(node, FILE_ATTR, None) or self.filename
+        lineno = getattr(node, "lineno", None) if node is not None else None
+        if lineno is None:
+            lineno = getattr(self.source.tree, "lineno", None)
+        if construct is None and node is not None:
+            from .ast_utils import expr_source
+            try:
+                # a statement is named by its line as the user wrote it (passes rewrite the tree)
+                line = linecache.getline(filename, lineno).strip() if lineno else ""
+                construct = expr_source(node) if isinstance(node, gast.expr) else \
+                    line or type(node).__name__.lower()
+            except Exception:          # a half-built node: name its type
+                construct = type(node).__name__
+        return TranspileError(message, filename=filename, lineno=lineno, construct=construct, hint=hint,
+                              stage=None)

@@ -1,0 +1,29 @@
+"""in_place: ``a op= b`` on an array becomes a write into its buffer, ``a[:] = a op b``; on a number
+it stays a rebinding. Normalize marks the augmented assignments (kinds are not known then); this
+pass lowers the marked ones of arrays once ``infer`` has run, and checks the names sharing a buffer
+(``analysis/aliases``) for what no transform could follow exactly."""
+import gast
+
+from ..analysis.aliases import IN_PLACE_ATTR, Aliases
+from ..base.ast_utils import name
+from ..base.kinds import Kind
+
+
+def run(tree, ctx):
+    """Marked augmented assignments of arrays become writes into the whole array (``a[:] = _t``);
+    names made the same array as one so written are pointed out (``warn_ported_aliases``)."""
+    for s in gast.walk(tree):
+        if isinstance(s, gast.Assign) and getattr(s, IN_PLACE_ATTR, False):
+            t = s.targets[0]
+            kind = ctx.kinds.get(t.id) if isinstance(t, gast.Name) else None
+            if isinstance(kind, Kind) and kind.is_array:
+                whole = gast.Slice(lower=None, upper=None, step=None)
+                s.targets[0] = gast.copy_location(gast.Subscript(value=name(t.id), slice=whole, ctx=gast.Store()), t)
+            setattr(s, IN_PLACE_ATTR, False)
+    shared = Aliases(tree, ctx)
+    if not ctx.options.get("generated"):
+        # every transform accepts and refuses the same programs: what reverse mode cannot follow
+        # exactly is refused here, for jit and jvp too (generated code binds its views by construction)
+        shared.views()
+        shared.warn_ported_aliases()
+    return tree

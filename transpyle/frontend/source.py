@@ -1,0 +1,186 @@
+"""Reading a user function: its source, its gast tree with real line numbers, and its namespace."""
+import ast
+import builtins
+import hashlib
+import inspect
+import linecache
+import os
+import re
+import textwrap
+import types
+from dataclasses import dataclass, field
+
+import gast
+
+from ..base.context import FILE_ATTR
+from ..base.errors import TranspileError
+
+
+@dataclass(eq=False)
+class FunctionSource:
+    """A user function as the passes see it (compared and hashed by identity)."""
+    func: object                 # the Python function object
+    tree: gast.FunctionDef       # its definition, line numbers as in the user's file
+    filename: str
+    namespace: dict = field(default_factory=dict)   # globals, then closure cells
+    text: str = ""               # the dedented source text (part of the cache key)
+
+    @property
+    def name(self):
+        return self.tree.name
+
+    def getter(self, name):
+        """A function returning the current value of the global or closure variable ``name``
+        (captured arrays are read at every call, as Python would)."""
+        code = getattr(self.func, "__code__", None)
+        if code is not None and self.func.__closure__ and name in code.co_freevars:
+            cell = self.func.__closure__[code.co_freevars.index(name)]
+            return lambda: cell.cell_contents
+        scope = self.func.__globals__
+        return lambda: scope[name]
+
+    def lookup(self, name):
+        if name in self.namespace:
+            return True, self.namespace[name]
+        if hasattr(builtins, name):
+            return True, getattr(builtins, name)
+        return False, None
+
+
+def is_user_function(obj, library=("transpyle.lax",)):
+    """Whether ``obj`` is Python code the transforms read and inline: a plain function that is not
+    numpy's, math's or transpyle's own, except the transpyle modules in ``library`` (lax is written
+    as plain Python to be inlined)."""
+    module = getattr(obj, "__module__", "") or ""
+    if module.startswith("transpyle") and module not in library:
+        return False
+    return isinstance(obj, types.FunctionType) and not module.startswith(("numpy", "math"))
+
+
+def _namespace(func):
+    ns = dict(getattr(func, "__globals__", {}))
+    code = getattr(func, "__code__", None)
+    if code is not None and func.__closure__:
+        for name, cell in zip(code.co_freevars, func.__closure__):
+            try:
+                ns[name] = cell.cell_contents
+            except ValueError:      # an empty cell: a name bound later in the enclosing scope
+                pass
+    return ns
+
+
+def _find_lambda(tree, func):
+    nargs = func.__code__.co_argcount
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Lambda) and len(node.args.args) == nargs:
+            return node
+    return None
+
+
+def read_function(func):
+    """Parse ``func`` into a FunctionSource, or raise a TranspileError saying why not."""
+    func = getattr(func, "py_func", func)       # a Numba dispatcher: read its Python function
+    if hasattr(func, "transpyle_source"):       # a function with a custom derivative rule (custom.py)
+        return func.transpyle_source()
+    name = getattr(func, "__name__", repr(func))
+    if not inspect.isfunction(func):
+        raise TranspileError(
+            f"'{name}' is not a Python function with source code ({type(func).__name__})",
+            construct=name,
+            hint="transforms read the function's source: pass a function defined with 'def' or 'lambda' in a file")
+    try:
+        filename = inspect.getsourcefile(func) or func.__code__.co_filename
+        lines, first = inspect.getsourcelines(func)
+    except (OSError, TypeError) as exc:
+        raise TranspileError(
+            f"the source of '{name}' is not available ({exc})",
+            filename=func.__code__.co_filename, lineno=func.__code__.co_firstlineno, construct=name,
+            hint="define the function in a .py file (functions typed at an interactive prompt have no source)")
+    text = textwrap.dedent("".join(lines))
+    try:
+        pytree = ast.parse(text)
+    except SyntaxError:
+        # a lambda inside a larger expression: parse the enclosing statement's text as an expression
+        pytree = ast.parse("(" + text.strip().rstrip(",") + ")") if name == "<lambda>" else None
+        if pytree is None:
+            raise
+    ast.increment_lineno(pytree, first - 1)
+    if name == "<lambda>":
+        lam = _find_lambda(pytree, func)
+        if lam is None:
+            raise TranspileError("could not find the lambda's source", filename=filename, lineno=first,
+                                 construct="lambda", hint="define the function with 'def'")
+        fdef = ast.FunctionDef(name=f"lambda_{first}", args=lam.args, body=[ast.Return(lam.body)],
+                               decorator_list=[], returns=None, type_comment=None, type_params=[])
+        ast.copy_location(fdef, lam)
+        for n in ast.walk(fdef):
+            ast.copy_location(n, lam) if not hasattr(n, "lineno") else None
+        pytree = ast.Module(body=[fdef], type_ignores=[])
+    fdef = pytree.body[0]
+    if not isinstance(fdef, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        raise TranspileError("expected a function definition", filename=filename, lineno=first,
+                             construct=name, hint="pass a function defined with 'def' or 'lambda'")
+    fdef.decorator_list = []
+    tree = gast.ast_to_gast(pytree).body[0]
+    origin = _generated_origin(filename)
+    if origin is None:
+        _USER_FILES[os.path.basename(filename)] = filename
+    else:
+        filename = _locate_in_user_source(tree, filename, *origin)
+    return FunctionSource(func=func, tree=tree, filename=filename, namespace=_namespace(func), text=text)
+
+
+# ---- generated code read as source: its statements located at the user's lines ----------------------
+# A transform of a transform (grad(grad(f)), vmap(grad(f)), hessian) reads the code the inner one
+# generated. Its statements follow `# file.py:12: <the line>` comments naming the user's line that each
+# block came from; reading them back puts every node at that line, so errors and the comments of the
+# next generated code name the user's file and line, never the generated module's.
+_HEADER = re.compile(r'"""Generated by transpyle \S+ from (.+?):(\d+) ')
+_SOURCE_LINE = re.compile(r"\s*# (\S+):(\d+): ")
+_USER_FILES = {}        # basename -> path of the user files read (comments name files by basename)
+
+
+def _generated_origin(filename):
+    """(user file, line of its def) from the header of a generated module, or None for user code."""
+    found = _HEADER.match(linecache.getline(filename, 1))
+    return (found.group(1), int(found.group(2))) if found else None
+
+
+def _locate_in_user_source(tree, filename, user_file, def_line):
+    """Put the nodes of ``tree`` (read from the generated module ``filename``) at the user's lines; returns
+    the user's file, where the function is said to be. Each statement takes the line of the nearest
+    comment above it (statements before any, such as zero adjoints, the line of the ``def``)."""
+    files = {os.path.basename(user_file): user_file}
+    where = {}                  # generated line -> (user file, user line)
+    current = (user_file, def_line)
+    for number, text in enumerate(linecache.getlines(filename), start=1):
+        found = _SOURCE_LINE.match(text)
+        if text.startswith("def "):         # another function of the module starts
+            current = (user_file, def_line)
+        elif found:
+            path = files.get(found.group(1)) or _USER_FILES.get(found.group(1))
+            current = (path, int(found.group(2))) if path else (filename, number)
+        where[number] = current
+    # the final return gives what the whole function computed: the def's line, not the last block's
+    whole = {id(n) for n in gast.walk(tree.body[-1])} if isinstance(tree.body[-1], gast.Return) else set()
+    for node in gast.walk(tree):
+        lineno = getattr(node, "lineno", None)
+        if lineno is None:
+            continue
+        path, line = (user_file, def_line) if node is tree or id(node) in whole else \
+            where.get(lineno, (filename, lineno))
+        node.lineno = line
+        if getattr(node, "end_lineno", None) is not None:
+            node.end_lineno = line
+        if path != user_file:
+            setattr(node, FILE_ATTR, path)
+    return user_file
+
+
+def source_digest(texts):
+    """A short stable digest of several source texts (for cache keys)."""
+    h = hashlib.sha256()
+    for t in texts:
+        h.update(t.encode())
+        h.update(b"\0")
+    return h.hexdigest()[:16]

@@ -1,1 +1,0 @@
-"""The passes, one per module, each exposing ``run(tree, ctx) -> tree``; see ``pipeline``."""

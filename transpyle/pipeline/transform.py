@@ -1,0 +1,197 @@
+"""The pipeline's entry: ``transform`` checks a request, runs the frontend passes and then the passes
+its mode declares (``modes``), and returns the generated function. ``specialize`` binds static
+arguments; ``prepare`` is the frontend of a callee being inlined."""
+import copy
+import dataclasses
+import sys
+
+import gast
+
+from ..analysis import activity
+from ..base.ast_utils import all_names, assign, const, stored_names
+from ..base.context import Context
+from ..base.errors import TranspileError
+from ..base.kinds import Kind
+from ..backends.cache import load_module
+from ..frontend import jumps, normalize, resolve
+from ..frontend.source import FunctionSource, read_function
+from ..rules.primitives import holds_tapes
+from ..transforms import batch
+from . import passes
+from .drivers import cotangent_kind
+from .modes import STRATEGIES, back_end, check_after
+from .module import module_source
+
+MODES = ("primal", "grad", "value_and_grad", "vjp", "jvp", "jacfwd", "jacrev", "vmap")
+
+
+def prepare(tree, unit, ctx):
+    """resolve, jumps and normalize one function (the user's or a callee being inlined)."""
+    saved = ctx.source
+    if unit is not None:
+        ctx.source = unit
+    # the callee's own names must not be handed out as fresh temporaries while it is normalized
+    # (generated code, inlined into a transform of a transform, is full of `_t3`-style names)
+    ctx.namer.reserve(all_names(tree))
+    try:
+        resolve.run(tree, ctx, unit)
+        jumps.run(tree, ctx, callee=True)
+        normalize.run(tree, ctx)
+    finally:
+        ctx.source = saved
+    return tree
+
+
+def transform(func, mode="grad", argnums=(0,), arg_kinds=(), has_aux=False, tuple_argnums=False, after=None,
+              holomorphic=False, in_axes=0, out_axes=0, static=None, strategy="loop", lanes="loops",
+              forward_mode=False):
+    """Run the pipeline on ``func``; returns (function name, gast FunctionDef, Context). ``strategy``: how
+    vmap is compiled (``STRATEGIES``); ``lanes``: how array-lifted code runs statements on batched numbers,
+    ``"loops"`` (loops over the lanes, for Numba) or ``"arrays"`` (one NumPy operation each), or None
+    where the result is read by another transform (no array lifting: jacrev by rows); ``forward_mode``: grad and value_and_grad by forward mode, one jvp
+    sweep per differentiated input (no tape)."""
+    if mode not in MODES:
+        raise TranspileError(f"unknown mode '{mode}'", hint="one of: " + ", ".join(MODES))
+    full_kinds = tuple(arg_kinds)
+    if mode == "vmap":                  # the function is transformed for one example
+        in_axes = batch.normalize_in_axes(in_axes, full_kinds, getattr(func, "__name__", "f"))
+        arg_kinds = batch.example_kinds(full_kinds, in_axes)
+    generated = hasattr(func, "generated_function")
+    if generated:
+        # a transformed function: its generated code is the input (it is inside the subset)
+        func = func.generated_function(arg_kinds)
+    # a function of a generated module (a jvp lifted over directions) is generated code as well
+    generated = generated or hasattr(sys.modules.get(getattr(func, "__module__", None)), "__transpyle_text__")
+    unit = func if isinstance(func, FunctionSource) else read_function(func)
+    static = static or {}
+    if static:
+        unit = specialize(unit, static)
+    ctx = Context(source=unit, mode=mode, options={"tuple_argnums": tuple_argnums, "holomorphic": holomorphic,
+                                                   "generated": generated})
+    ctx.derivative = _derivative(mode, generated)
+    ctx.transform_call = TransformCall
+    tree = copy.deepcopy(unit.tree)
+    ctx.namer.reserve(all_names(tree) | {"np", "math", "rt", "_value", "_ct", "_retval"})
+    params = [a.id for a in tree.args.args]
+    if len(arg_kinds) != len(params):
+        raise TranspileError(f"'{unit.name}' takes {len(params)} arguments, {len(arg_kinds)} given",
+                             filename=unit.filename, lineno=tree.lineno, construct=f"def {unit.name}")
+    ctx.arg_kinds = dict(zip(params, arg_kinds))
+    ctx.wrt = tuple(params[i] for i in argnums) if mode not in ("primal", "vmap") else ()
+    for w in ctx.wrt:
+        k = ctx.arg_kinds[w]
+        if holomorphic and mode != "primal" and not (isinstance(k, Kind) and k.is_complex):
+            raise TranspileError(f"holomorphic=True needs complex arguments, but '{w}' is {k}",
+                                 filename=unit.filename, lineno=tree.lineno, construct=f"def {unit.name}",
+                                 hint="pass complex values (x + 0j), or drop holomorphic=True")
+        if not (isinstance(k, Kind) and k.is_float):
+            raise TranspileError(f"cannot differentiate with respect to '{w}' of type {k}",
+                                 filename=unit.filename, lineno=tree.lineno, construct=f"def {unit.name}",
+                                 hint="only float arguments (scalars or arrays) can be differentiated; "
+                                      "pass e.g. 1.0 instead of 1, or change argnums")
+
+    job = passes.Job(mode, has_aux=has_aux, tuple_argnums=tuple_argnums, after=after, lanes=lanes,
+                     full_kinds=full_kinds, in_axes=in_axes, out_axes=out_axes, sweep=mode,
+                     prepare=lambda tr, u: prepare(tr, u, ctx), transform=transform)
+    check_after(after)
+    tree = passes.run(tree, ctx, job, passes.FRONTEND)
+    ret = tree.body[-1]
+    if mode in ("grad", "value_and_grad"):
+        _check_scalar_output(ctx, tree, ret, has_aux)
+    if mode == "vmap" and strategy not in STRATEGIES:
+        raise TranspileError(f"unknown vmap strategy '{strategy}'", hint="one of: " + ", ".join(STRATEGIES))
+    outputs = activity.output_names(ret)
+    job.outputs = outputs[:1] if has_aux else outputs
+    # gradient code inlined from a call to grad(g) in the body holds tapes, which have no adjoint: as for
+    # a transform of generated code, the derivative is taken in forward mode over it
+    by_forward = (generated or forward_mode or holds_tapes(tree)) and mode in ("grad", "value_and_grad", "jacrev")
+    if by_forward:
+        # derivatives of generated reverse code are taken in forward mode over it (one sweep per input
+        # direction): the same numbers, without differentiating tapes backwards
+        job.jacobian, job.with_value, job.lanes = "jacfwd", mode == "value_and_grad", None
+    elif mode in ("jacfwd", "jacrev"):
+        job.jacobian, job.parallel = mode, lanes is not None
+    elif mode in ("grad", "value_and_grad", "vjp", "jvp"):
+        job.ct_kind = cotangent_kind(ret, ctx, has_aux)
+    tree = passes.run(tree, ctx, job, back_end(mode, strategy, by_forward))
+    passes.report_timings(ctx)
+    return tree.name, tree, ctx
+
+
+def _derivative(mode, generated):
+    """The sweep calls to functions with custom rules are differentiated in (see ``Context``)."""
+    if mode in ("jvp", "jacfwd") or generated and mode in ("grad", "value_and_grad", "jacrev"):
+        return "forward"
+    return "reverse" if mode in ("grad", "value_and_grad", "vjp", "jacrev") else ""
+
+
+def specialize(unit, static):
+    """``unit`` with its static parameters bound to their values: they leave the signature and are
+    read like module constants (folded into the code), or, where the body reassigns them, set at
+    the top of the body."""
+    tree = copy.deepcopy(unit.tree)
+    body_stores = stored_names(tree.body)
+    tree.args.args = [a for a in tree.args.args if a.id not in static]
+    tree.args.defaults = []           # every argument is passed explicitly
+    overlay = {}
+    for pname, value in static.items():
+        if pname in body_stores:
+            if not isinstance(value, (bool, int, float, complex, str, type(None))):
+                raise TranspileError(f"the static argument '{pname}' is reassigned in the body; only numbers "
+                                     "can be", filename=unit.filename, lineno=tree.lineno,
+                                     hint="use a new name for the new value")
+            tree.body.insert(0, gast.copy_location(assign(pname, const(value)), tree))
+        else:
+            overlay[pname] = value
+    return dataclasses.replace(unit, tree=tree, namespace={**unit.namespace, **overlay})
+
+
+def _check_scalar_output(ctx, tree, ret, has_aux):
+    value = ret.value
+    if has_aux:
+        if not (isinstance(value, gast.Tuple) and len(value.elts) == 2):
+            raise ctx.error(ret, "with has_aux=True the function must return a pair (output, aux)",
+                            hint="return value, aux")
+        value = value.elts[0]
+    kind = ctx.expr_kind(value)
+    if isinstance(kind, Kind) and kind.is_complex and not ctx.options.get("holomorphic"):
+        raise ctx.error(ret, f"grad of a complex output needs holomorphic=True ('{ctx.source.name}' returns {kind})",
+                        hint="use grad(f, holomorphic=True) for holomorphic f, or return a real value "
+                             "(np.real, abs) to get df/dx - i df/dy")
+    if not (isinstance(kind, Kind) and kind.ndim == 0 and kind.is_float) and \
+            not (isinstance(kind, Kind) and kind.ndim == 0 and isinstance(value, gast.Constant)):
+        raise ctx.error(ret, f"grad requires a real scalar output, but '{ctx.source.name}' returns {kind}",
+                        hint="reduce the output to a scalar (e.g. np.sum), or use vjp for non-scalar outputs")
+
+
+
+
+def generated_function(fun, mode, argnums, kinds, **options):
+    """The generated Python function of ``mode`` of ``fun`` for argument ``kinds``, as a plain NumPy
+    module holds it: what a transform of this transform reads as its source (no array lifting: the
+    generated code stays inside the accepted subset)."""
+    if mode == "jvp":        # called as f_jvp(*primals, *tangents): the primals set the kinds
+        kinds = kinds[:len(argnums)]
+    argnums = tuple(n % len(kinds) for n in argnums) if kinds else ()
+    return loaded(fun, *transform(fun, mode, argnums, kinds, lanes=None, **options))
+
+
+def loaded(fun, fname, tree, ctx):
+    """The generated function ``fname`` (``tree``, of a transform of ``fun``) from its NumPy module."""
+    if ctx.captured:
+        raise TranspileError(f"'{getattr(fun, '__name__', fun)}' reads module-level arrays "
+                             f"({', '.join(p for p, _, _ in ctx.captured.values())}); transforms of its "
+                             "transform cannot pass them", hint="pass the arrays as arguments")
+    return getattr(load_module(module_source(tree, ctx), fname), fname)
+
+
+class TransformCall:
+    """A transform named in transformed code (``jvp(f, primals, tangents)`` in the body): generated
+    for the kinds at the call, once ``infer`` knows them, and inlined (``Context.transform_call``)."""
+
+    def __init__(self, fun, mode, argnums):
+        self.fun, self.mode, self.argnums = fun, mode, tuple(argnums)
+        self.__name__ = getattr(fun, "__name__", "transformed")
+
+    def generated_function(self, kinds):
+        return generated_function(self.fun, self.mode, self.argnums, kinds, tuple_argnums=True)
