@@ -7,22 +7,29 @@ out, iteration over arrays/``enumerate``/``zip`` becomes a ``range`` loop, ``and
 conditional expressions keep their short-circuit order as ``if`` statements, nested ``def``s and
 lambdas are registered for inlining. Index expressions and static arguments (axis, shapes) stay
 as written: they are integer facts the adjoint sweep recomputes rather than stores.
+
+Loops are normalized in ``normalize_loops``, ``and``/``or``/chained comparisons/conditional expressions in
+``normalize_short_circuit``, writes into arrays (library writers, at-updates, augmented assignments) in
+``normalize_writes``.
 """
 import copy
 
 import gast
 
-from ..base.ast_utils import (all_names, assign, const, loaded_names, name, parse_expr, parse_stmts, stored_names, substitute, template_expr)
+from ..base.ast_utils import all_names, assign, const, dotted, name, parse_expr, stored_names
 from ..rules import writes
 from ..rules.common import is_dtype_expr
-from ..analysis.aliases import IN_PLACE_ATTR
-from .resolve import AT_UPDATES, ENCLOSING_ATTR, at_update
+from .functional_updates import at_update
+from .normalize_loops import LoopNormalization
+from .normalize_short_circuit import ShortCircuitNormalization
+from .normalize_writes import WriteNormalization
+from .resolve import ENCLOSING_ATTR
 from ..rules.primitives import is_atom, is_shape_expr, lookup
 
 _PURE_CALLS = ("len", "int", "min", "max", "abs", "float", "rt.trip_count")
 
 
-class _Normalizer:
+class _Normalizer(LoopNormalization, ShortCircuitNormalization, WriteNormalization):
     def __init__(self, ctx, local_functions):
         self.ctx = ctx
         self.local_functions = local_functions      # local def/lambda name -> registry key
@@ -113,23 +120,11 @@ class _Normalizer:
             if len(node.ops) == 1:
                 node.left, node.comparators = self.atom(node.left, out), [self.atom(node.comparators[0], out)]
                 return node, None
-            # a < b < c: each comparison in turn, stopping at the first false one
-            parts = []
-            left = node.left
-            for op, right in zip(node.ops, node.comparators):
-                parts.append(gast.Compare(left=left, ops=[op], comparators=[right]))
-                left = right
-            return self.rhs(gast.BoolOp(op=gast.And(), values=parts), out, target)
+            return self.chained_comparison(node, out, target)
         if isinstance(node, gast.BoolOp):
             return self.boolop(node, out, target)
         if isinstance(node, gast.IfExp):
-            tmp = target or self.fresh()
-            test = self.atom(node.test, out)
-            body, orelse = [], []
-            self.assign_to(tmp, node.body, body)
-            self.assign_to(tmp, node.orelse, orelse)
-            out.append(self.located(gast.If(test=self.test_name(test, out), body=body, orelse=orelse), node))
-            return name(tmp), None
+            return self.conditional(node, out, target)
         if isinstance(node, gast.Subscript):
             if _number_tuple(node.value) and not isinstance(node.slice, (gast.Constant, gast.Slice)):
                 # a tuple of numbers indexed by a loop variable: indexed as an array
@@ -150,22 +145,6 @@ class _Normalizer:
             raise self.ctx.error(node, "a lambda can only be assigned to a name", hint="sq = lambda z: z * z")
         raise self.ctx.error(node, f"{type(node).__name__} expressions are not supported",
                              hint="see docs/subset.md for the supported subset")
-
-    def boolop(self, node, out, target):
-        tmp = target or self.fresh()
-        self.assign_to(tmp, node.values[0], out)
-        if len(node.values) == 1:
-            return name(tmp), None
-        rest = gast.BoolOp(op=node.op, values=node.values[1:]) if len(node.values) > 2 else node.values[1]
-        branch = []
-        self.assign_to(tmp, rest, branch)
-        if isinstance(node.op, gast.And):
-            out.append(self.located(gast.If(test=name(tmp), body=branch, orelse=[]), node))
-        else:
-            neg = self.fresh()
-            out.append(self.located(assign(neg, gast.UnaryOp(op=gast.Not(), operand=name(tmp))), node))
-            out.append(self.located(gast.If(test=name(neg), body=branch, orelse=[]), node))
-        return name(tmp), None
 
     def call(self, node, out):
         update = at_update(node)
@@ -208,50 +187,6 @@ class _Normalizer:
         for kw in node.keywords:
             kw.value = self.operand(kw.value, kw.arg, prim, diff, out)
         return node
-
-    def write(self, node, writer, out):
-        """A library call that writes into an argument: the statements it stands for (``rules/writes``).
-        Its value is None, which nothing may read."""
-        if len(node.args) > len(writer.params) or any(kw.arg not in writer.params for kw in node.keywords):
-            raise self.ctx.error(node, f"{writer.spelling} is supported as {writer.spelling}"
-                                       f"({', '.join(writer.params)})")
-        bound = dict(zip(writer.params, node.args))
-        bound.update({kw.arg: kw.value for kw in node.keywords})
-        if set(bound) != set(writer.params):
-            raise self.ctx.error(node, f"{writer.spelling} needs the arguments {', '.join(writer.params)}")
-        # a list argument is an array to NumPy's writers (the positions of np.put)
-        subs = {p: self.atom(gast.Call(func=parse_expr("np.array"), args=[v], keywords=[])
-                             if isinstance(v, gast.List) else v, out) for p, v in bound.items()}
-        stmts = parse_stmts(writer.template)
-        subs.update({v: name(self.fresh(v)) for v in sorted(all_names(stmts)) if v.startswith("_")})
-        stmts = [substitute(st, subs) for st in stmts]
-        for st in stmts:
-            for n in gast.walk(st):
-                if "lineno" in getattr(n, "_attributes", ()):
-                    gast.copy_location(n, node)
-        saved, self.current = self.current, stmts[0]
-        for st in stmts:
-            self.stmt(st, out)
-        self.current = saved
-        return const(None)
-
-    def functional_update(self, node, array, index, op, value, out):
-        """``array.at[index].op(value)``: a copy of the array with that part updated."""
-        arr = self.atom(array, out)
-        new = self.fresh()
-        out.append(self.located(assign(new, gast.Call(func=parse_expr("np.copy"), args=[arr], keywords=[])), node))
-        index = self.pure(index, out)
-        part = gast.Subscript(value=name(new), slice=copy.deepcopy(index), ctx=gast.Load())
-        combine = AT_UPDATES[op]
-        if combine is None:
-            result = value
-        elif combine.startswith("np."):
-            result = gast.Call(func=parse_expr(combine), args=[part, value], keywords=[])
-        else:
-            result = gast.BinOp(left=part, op=getattr(gast, combine)(), right=value)
-        v = self.atom(result, out)
-        out.append(self.located(assign(gast.Subscript(value=name(new), slice=index, ctx=gast.Store()), v), node))
-        return name(new)
 
     def argument(self, value, out):
         """An argument of a user function: an atom, or a function (a local def or lambda, by its
@@ -312,22 +247,7 @@ class _Normalizer:
                 return
             self.store(s.targets[0], value, out, s)
         elif isinstance(s, gast.AugAssign):
-            t = s.target
-            if isinstance(t, gast.Name):
-                self.assign_to(t.id, gast.BinOp(left=name(t.id), op=s.op, right=s.value), out)
-                # an array is updated in its buffer, a number rebound: decided once kinds are known
-                setattr(out[-1], IN_PLACE_ATTR, True)
-            elif isinstance(t, gast.Subscript):
-                arr = self.atom(t.value, out)
-                index = self.index(t.slice, out)
-                old = self.fresh()
-                out.append(self.located(assign(old, gast.Subscript(value=arr, slice=copy.deepcopy(index),
-                                                                    ctx=gast.Load())), s))
-                new = self.atom(gast.BinOp(left=name(old), op=s.op, right=s.value), out)
-                out.append(self.located(assign(gast.Subscript(value=copy.deepcopy(arr), slice=index,
-                                                              ctx=gast.Store()), new), s))
-            else:
-                raise self.ctx.error(s, "unsupported target of an augmented assignment")
+            self.augmented_assign(s, out)
         elif isinstance(s, gast.AnnAssign):
             if s.value is not None:
                 self.store(s.target, s.value, out, s)
@@ -424,94 +344,8 @@ class _Normalizer:
             part = gast.Subscript(value=copy.deepcopy(whole), slice=const(k), ctx=gast.Load())
             self.store(t, part, out, s)
 
-    def while_loop(self, s, out):
-        cond = self.fresh("_c")
-        retest = copy.deepcopy(s.test)         # atomizing the first test rewrites it in place
-        self.assign_to(cond, s.test, out)
-        body = self.block(s.body)
-        self.current = s
-        self.assign_to(cond, retest, body)
-        out.append(self.located(gast.While(test=name(cond), body=body, orelse=[]), s))
-
-    def for_loop(self, s, out):
-        if isinstance(s.iter, (gast.Tuple, gast.List)):
-            # a loop over a tuple written out (or a module constant) is unrolled, as tracing would
-            for elt in s.iter.elts:
-                body = copy.deepcopy(s.body)
-                if isinstance(elt, gast.Name) and elt.id in self.ctx.functions and isinstance(s.target, gast.Name):
-                    body = [substitute(b, {s.target.id: elt}) for b in body]     # a tuple of functions
-                else:
-                    self.store(copy.deepcopy(s.target), elt, out, s)
-                out.extend(self.block(body))
-            return
-        length, element = self.iterable(s.iter, out, s)
-        target = s.target
-        if isinstance(target, gast.Name) and element is None:
-            index = target.id
-            prelude = []
-        else:
-            index = self.fresh("_i")
-            prelude = []
-            self.store(target, element(name(index)), prelude, s)
-        start, stop, step = length
-        assigned = stored_names(s.body) | {index}
-        bounds = []
-        for b in (start, stop, step):
-            b = self.pure(b, out)
-            if loaded_names(b) & assigned:          # Python evaluates range() once, before the loop
-                tmp = self.fresh("_stop")
-                out.append(self.located(assign(tmp, b), s))
-                b = name(tmp)
-            bounds.append(b)
-        call = gast.Call(func=name("range"), args=bounds, keywords=[])
-        body = prelude + self.block(s.body)
-        out.append(self.located(gast.For(target=name(index, store=True), iter=call, body=body, orelse=[],
-                                         type_comment=None), s))
-
-    def iterable(self, it, out, s):
-        """((start, stop, step), element) for a loop's iterable; element(i) builds the item."""
-        fname = _call_name(it) if isinstance(it, gast.Call) else None
-        if fname == "range":
-            args = it.args
-            if len(args) == 1:
-                bounds = (const(0), args[0], const(1))
-            else:
-                bounds = (args[0], args[1], args[2] if len(args) > 2 else const(1))
-            return bounds, None
-        if fname == "enumerate":
-            (lo, n, st), elem = self.iterable(it.args[0], out, s)
-            inner = self._sequence(it.args[0], out, s)
-            return (const(0), inner[0], const(1)), lambda i: gast.Tuple(elts=[i, inner[1](i)], ctx=gast.Load())
-        if fname == "zip":
-            seqs = [self._sequence(a, out, s) for a in it.args]
-            length = seqs[0][0]
-            for other, _ in seqs[1:]:
-                length = gast.Call(func=name("min"), args=[length, other], keywords=[])
-            return (const(0), length, const(1)), \
-                lambda i: gast.Tuple(elts=[el(copy.deepcopy(i)) for _, el in seqs], ctx=gast.Load())
-        n, elem = self._sequence(it, out, s)
-        return (const(0), n, const(1)), elem
-
-    def _sequence(self, it, out, s):
-        """(length, element(i)) with i counting from 0, for arrays and ranges."""
-        fname = _call_name(it) if isinstance(it, gast.Call) else None
-        if fname == "range":
-            (lo, hi, st), _ = self.iterable(it, out, s)
-            lo, hi, st = (self.pure(x, out) for x in (lo, hi, st))
-            length = gast.Call(func=parse_expr("rt.trip_count"), args=[lo, hi, st], keywords=[])
-            return length, lambda i: template_expr("lo + i * st", lo=lo, i=i, st=st)
-        if fname in ("enumerate", "zip"):
-            raise self.ctx.error(it, f"nested '{fname}' inside enumerate/zip is not supported",
-                                 hint="index the arrays inside the loop")
-        arr = self.atom(it, out)
-        if not isinstance(arr, gast.Name):
-            raise self.ctx.error(s, "loops run over range(...), arrays, enumerate(...) or zip(...)")
-        return template_expr("a.shape[0]", a=arr), \
-            lambda i: gast.Subscript(value=name(arr.id), slice=i, ctx=gast.Load())
-
 
 def _call_name(node):
-    from ..base.ast_utils import dotted
     return dotted(node.func) if isinstance(node, gast.Call) else None
 
 

@@ -2,11 +2,11 @@
 methods become function calls (``x.sum(axis=0)`` -> ``np.sum(x, axis=0)``), user functions are
 registered for inlining, module constants are bound, and anything that cannot be resolved or has
 no rule is an error naming the user's line.
+
+The spellings of library objects, methods and attributes are in ``spellings``, the transforms called in the
+body in ``transform_calls``, the refused syntax in ``unsupported_syntax``; at-updates (``x.at[i].set(v)``,
+``functional_updates``) are kept as written for normalize to spell out.
 """
-import builtins
-import cmath
-import copy
-import math
 import types
 import warnings
 
@@ -14,90 +14,24 @@ import gast
 import numba
 import numpy as np
 
-from .. import rules, runtime
 from ..base.ast_utils import const, dotted, name, parse_expr, stored_names
-from ..base.context import DeferredCall
 from ..rules.primitives import call_object
 from .custom import CustomRule
 from ..rules.common import StaticError
 from ..rules.matrices import composite, multi_output
 from ..rules.rewrites import call_rewrite, subscript_rewrite
 from ..rules.writes import writer_of
+from .functional_updates import at_update
 from .source import FunctionSource, is_user_function, read_function
-
-_UNSUPPORTED_STATEMENTS = {
-    gast.Try: ("try/except", "remove the exception handling from the differentiated function"),
-    gast.With: ("with", "move the 'with' block outside the differentiated function"),
-    gast.Global: ("global", "pass the value as an argument instead"),
-    gast.Nonlocal: ("nonlocal", "pass the value as an argument and return the new one"),
-    gast.ClassDef: ("class definition", "define classes outside the function"),
-    gast.Import: ("import", "import at module level"),
-    gast.ImportFrom: ("import", "import at module level"),
-    gast.Delete: ("del", "drop the 'del' statement"),
-    gast.Raise: ("raise", "check inputs before calling the transformed function"),
-    gast.AsyncFunctionDef: ("async def", "use a plain function"),
-    gast.AsyncFor: ("async for", "use a plain for loop"),
-    gast.AsyncWith: ("async with", "remove it"),
-}
-
-# methods of arrays that have a function form in the rule tables
-_METHODS = {"copy": "np.copy", "sum": "np.sum", "mean": "np.mean", "prod": "np.prod", "max": "np.max",
-            "min": "np.min", "ravel": "np.ravel", "flatten": "np.ravel", "dot": "np.dot",
-            "transpose": "np.transpose", "reshape": "np.reshape", "fill": "np.copyto",
-            "swapaxes": "np.swapaxes", "astype": "rt.astype", "any": "np.any", "all": "np.all",
-            "trace": "np.trace", "diagonal": "np.diagonal"}
-
-# array attributes that are calls: x.T is np.transpose(x), z.real is np.real(z) (views of x, z)
-_ATTRIBUTE_CALLS = {"T": "np.transpose", "mT": "np.matrix_transpose", "real": "np.real", "imag": "np.imag"}
-
-_SPELLING = None
+from .spellings import ATTRIBUTE_CALLS, library_name, method_call, multi_output_call, spelling_of
+from .transform_calls import TransformCalls
+from .unsupported_syntax import refuse_unsupported
 
 #: attribute of a nested def/lambda: the enclosing function's local names it may read
 ENCLOSING_ATTR = "transpyle_enclosing"
 
 
-def _spellings():
-    """Canonical spelling of every library object the rule tables know."""
-    global _SPELLING
-    if _SPELLING is None:
-        table = {}
-        for prefix, module in (("np.linalg.", np.linalg), ("np.", np), ("math.", math), ("rt.", runtime)):
-            for attr in dir(module):
-                obj = getattr(module, attr)
-                prim = rules.by_object(obj)
-                if prim is not None:    # a class (np.ndarray) is spelled as the function it is (np.empty)
-                    table.setdefault(id(obj), (obj, prim.key if isinstance(obj, type) else prefix + attr))
-        for attr in dir(cmath):       # cmath functions are written as the np.* primitive they are
-            prim = rules.by_object(getattr(cmath, attr))
-            if prim is not None:
-                table.setdefault(id(getattr(cmath, attr)), (getattr(cmath, attr), prim.key))
-        for attr in ("abs", "max", "min", "float", "int", "len", "round", "pow"):
-            obj = getattr(builtins, attr)
-            table[id(obj)] = (obj, attr)
-        _SPELLING = table
-    return _SPELLING
-
-
-def spelling_of(obj):
-    hit = _spellings().get(id(obj))
-    if hit and hit[0] is obj:
-        return hit[1]
-    prim = rules.by_object(obj)       # another library's function that a run-time helper implements
-    return prim.key if prim is not None and prim.key.startswith("rt.") else None
-
-
-def _library_name(obj):
-    mod = getattr(obj, "__module__", None) or ""
-    nm = getattr(obj, "__name__", None) or repr(obj)
-    if isinstance(obj, np.ufunc) or mod.startswith("numpy"):
-        sub = mod.replace("numpy.", "np.").replace("numpy", "np")
-        if sub.startswith("np.linalg"):
-            return f"np.linalg.{nm}"
-        return f"np.{nm}"
-    return f"{mod}.{nm}" if mod else nm
-
-
-class _Resolver(gast.NodeTransformer):
+class _Resolver(TransformCalls, gast.NodeTransformer):
     def __init__(self, ctx, unit, local_names):
         self.ctx = ctx
         self.unit = unit            # the FunctionSource whose namespace applies
@@ -106,19 +40,7 @@ class _Resolver(gast.NodeTransformer):
 
     # -- statements ---------------------------------------------------------------------------
     def generic_visit(self, node):
-        bad = _UNSUPPORTED_STATEMENTS.get(type(node))
-        if bad:
-            raise self.ctx.error(node, f"'{bad[0]}' is not supported in transformed functions", hint=bad[1],
-                                 construct=bad[0])
-        if isinstance(node, (gast.Yield, gast.YieldFrom, gast.Await)):
-            raise self.ctx.error(node, "generators are not supported", hint="return an array instead",
-                                 construct="yield")
-        if isinstance(node, (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)):
-            raise self.ctx.error(node, "comprehensions are not supported",
-                                 hint="write the loop out, filling a preallocated array")
-        if isinstance(node, (gast.Dict, gast.Set)):
-            raise self.ctx.error(node, "dicts and sets are not supported in transformed code",
-                                 hint="use arrays or tuples")
+        refuse_unsupported(self.ctx, node)
         return super().generic_visit(node)
 
     def visit_FunctionDef(self, node):
@@ -193,7 +115,7 @@ class _Resolver(gast.NodeTransformer):
         """``z.real[i] = v`` (or ``a.T[i] += v``): the attribute is a view taken first, ``_z_real1 = z.real``,
         then written into, ``_z_real1[i] = v``, as NumPy writes into the viewed buffer."""
         if not (isinstance(target, gast.Subscript) and isinstance(target.value, gast.Attribute) and
-                target.value.attr in _ATTRIBUTE_CALLS):
+                target.value.attr in ATTRIBUTE_CALLS):
             return None
         of = target.value.value.id if isinstance(target.value.value, gast.Name) else "view"
         view = self.ctx.namer.fresh(f"_{of}_{target.value.attr}")
@@ -215,44 +137,6 @@ class _Resolver(gast.NodeTransformer):
                 self.static_values[target.id] = built
                 return None
         return self.generic_visit(node)
-
-    def _transform_call(self, call):
-        """The transform a call like ``transpyle.grad(loss, argnums=1)`` builds, if ``call`` is one
-        (its arguments must be known at transform time); None otherwise."""
-        chain = dotted(call.func)
-        if chain is None or chain.split(".")[0] in self.locals or chain in self.ctx.functions or \
-                not self.unit.lookup(chain.split(".")[0])[0]:
-            return None
-        found, obj = self._lookup(call.func)
-        if not getattr(obj, "__transpyle_transform__", False):
-            return None
-        args = [self._static_value(a) for a in call.args]
-        kwargs = {kw.arg: self._static_value(kw.value) for kw in call.keywords}
-        return obj(*args, **kwargs)
-
-    def _static_value(self, node):
-        if isinstance(node, gast.Constant):
-            return node.value
-        if isinstance(node, gast.Name) and node.id in self.ctx.functions:     # a function registered above
-            registered = self.ctx.functions[node.id]
-            if isinstance(registered, DeferredCall):
-                return registered.transformed
-            if hasattr(registered, "func"):
-                return registered.func
-        if isinstance(node, gast.Tuple):
-            return tuple(self._static_value(e) for e in node.elts)
-        if isinstance(node, gast.Name) and node.id in self.static_values:
-            return self.static_values[node.id]
-        if isinstance(node, gast.Call):
-            built = self._transform_call(node)
-            if built is not None:
-                return built
-        chain = dotted(node)
-        if chain is not None and chain.split(".")[0] not in self.locals:
-            return self._lookup(node)[1]
-        raise self.ctx.error(node, "the arguments of a transform inside transformed code must be known when it "
-                             "is transformed", hint="pass the function as a static argument (jit static_argnums) "
-                                                    "or use a module-level function")
 
     # -- expressions --------------------------------------------------------------------------
     def _lookup(self, node):
@@ -328,11 +212,11 @@ class _Resolver(gast.NodeTransformer):
             raise self.ctx.error(node, f"'{chain}' cannot be used as a value here",
                                  hint=f"call it; to pass it to a helper, wrap it: lambda v: {chain}(v)")
         node.value = self.visit(node.value)
-        if node.attr in _ATTRIBUTE_CALLS:
+        if node.attr in ATTRIBUTE_CALLS:
             if not isinstance(node.ctx, gast.Load):
                 raise self.ctx.error(node, f"assigning to the attribute '.{node.attr}' is not supported",
                                      hint=f"write into its elements: x.{node.attr}[...] = value")
-            return gast.copy_location(gast.Call(func=parse_expr(_ATTRIBUTE_CALLS[node.attr]), args=[node.value],
+            return gast.copy_location(gast.Call(func=parse_expr(ATTRIBUTE_CALLS[node.attr]), args=[node.value],
                                                 keywords=[]), node)
         if node.attr in ("shape", "size", "ndim", "dtype"):
             return node
@@ -387,7 +271,7 @@ class _Resolver(gast.NodeTransformer):
                 return gast.copy_location(written, node)
         parts = multi_output(obj)
         if parts is not None:
-            return _multi_output_call(node, *parts)
+            return multi_output_call(node, *parts)
         spelled = spelling_of(obj)
         if spelled is None and isinstance(obj, type) and issubclass(obj, np.floating):
             spelled = "float"
@@ -419,49 +303,10 @@ class _Resolver(gast.NodeTransformer):
             self.ctx.functions[key] = unit
             node.func = name(key)
             return node
-        label = _library_name(obj)
+        label = library_name(obj)
         raise self.ctx.error(node, f"{label} has no derivative rule", construct=label,
                              hint="supported functions are listed in docs/subset.md; "
                                   "rewrite it with supported operations or pass its result as an argument")
-
-    def _function_value(self, node, obj):
-        """A function used as a value (an argument of a helper such as ``lax.fori_loop``): registered
-        under a key, which the inliner substitutes into the helper's body."""
-        call = gast.Call(func=copy.deepcopy(node), args=[], keywords=[])
-        gast.copy_location(call, node)
-        if hasattr(obj, "generated_function"):
-            registered = self._deferred(call, obj)
-        else:
-            obj = getattr(obj, "py_func", obj)
-            unit = read_function(obj)
-            key = self.ctx.namer.fresh(unit.name if not unit.name.startswith("lambda") else "lambda_fn")
-            self.ctx.functions[key] = unit
-            registered = call
-            registered.func = name(key)
-        return gast.copy_location(name(registered.func.id), node)
-
-    def _jvp_call(self, node):
-        """``transpyle.jvp(f, (x, y), (dx, dy))`` in transformed code: a call to f's forward-mode code
-        with the primals and the tangents; it returns (output, tangent) like jvp."""
-        if len(node.args) != 3 or node.keywords or not all(isinstance(a, gast.Tuple) for a in node.args[1:]) \
-                or len(node.args[1].elts) != len(node.args[2].elts):
-            raise self.ctx.error(node, "jvp in transformed code needs the form jvp(f, (x, ...), (dx, ...))",
-                                 hint="write the primals and tangents as tuples, one tangent per primal")
-        fun = self._static_value(node.args[0])
-        primals, tangents = node.args[1].elts, node.args[2].elts
-        forward = self.ctx.transform_call(fun, "jvp", range(len(primals)))
-        call = gast.Call(func=name("_"), args=list(primals) + list(tangents), keywords=[])
-        gast.copy_location(call, node)
-        return self._deferred(call, forward)
-
-    def _deferred(self, node, transformed):
-        if not hasattr(transformed, "generated_function"):
-            raise self.ctx.error(node, f"{type(transformed).__name__} cannot be called in transformed code",
-                                 hint="call a function or a transformed function")
-        key = self.ctx.namer.fresh(getattr(transformed, "__name__", "transformed") + "_" + transformed.mode)
-        self.ctx.functions[key] = DeferredCall(transformed)
-        node.func = name(key)
-        return node
 
     def _is_global_chain(self, node):
         chain = dotted(node)
@@ -475,16 +320,10 @@ class _Resolver(gast.NodeTransformer):
             func.value.slice = self.visit(func.value.slice)
             return node
         func.value = self.visit(func.value)       # the receiver may itself be x.T or a call
-        target = _METHODS.get(func.attr)
-        if target is None:
+        call = method_call(node)
+        if call is None:
             raise self.ctx.error(node, f"the method '.{func.attr}()' is not supported",
                                  hint="use the np.* function form of supported operations")
-        args = list(node.args)
-        if func.attr in ("reshape", "transpose") and len(args) > 1:      # x.transpose(1, 0, 2)
-            args = [gast.Tuple(elts=args, ctx=gast.Load())]
-        call = gast.Call(func=parse_expr(target), args=[func.value] + args, keywords=node.keywords)
-        if func.attr == "flatten":        # a new array, where ravel may return a view
-            call = gast.Call(func=parse_expr("np.copy"), args=[call], keywords=[])
         builder = call_rewrite(call_object(call))
         if builder is not None:           # x.trace(1): written as np.trace(x, 1) is
             try:
@@ -494,37 +333,6 @@ class _Resolver(gast.NodeTransformer):
             if written is not None:
                 return gast.copy_location(written, node)
         return call
-
-
-def _multi_output_call(node, parts, single):
-    """A call of a multi-output function (np.linalg.eigh) as the tuple of its parts' calls
-    (rules/matrices.py, MULTI_OUTPUT), or one part where a keyword selects it (svd, compute_uv=False)."""
-    keywords = node.keywords
-    if single is not None:
-        flag, value, part = single
-        chosen = [kw for kw in keywords if kw.arg == flag]
-        keywords = [kw for kw in keywords if kw.arg != flag]
-        if chosen and isinstance(chosen[0].value, gast.Constant) and chosen[0].value.value == value:
-            parts = parts[part:part + 1]
-    calls = [gast.copy_location(gast.Call(func=parse_expr(part), args=copy.deepcopy(node.args),
-                                          keywords=copy.deepcopy(keywords)), node) for part in parts]
-    if len(calls) == 1:
-        return calls[0]
-    return gast.copy_location(gast.Tuple(elts=calls, ctx=gast.Load()), node)
-
-
-AT_UPDATES = {"set": None, "add": "Add", "multiply": "Mult", "mul": "Mult", "min": "np.minimum",
-              "max": "np.maximum"}
-
-
-def at_update(node):
-    """(array, index, operation, value) for a call ``array.at[index].op(value)``, else None."""
-    func = node.func if isinstance(node, gast.Call) else None
-    if isinstance(func, gast.Attribute) and func.attr in AT_UPDATES and isinstance(func.value, gast.Subscript) \
-            and isinstance(func.value.value, gast.Attribute) and func.value.value.attr == "at" \
-            and len(node.args) == 1 and not node.keywords:
-        return func.value.value.value, func.value.slice, func.attr, node.args[0]
-    return None
 
 
 def _fold(node, operands):
