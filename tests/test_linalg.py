@@ -1,5 +1,6 @@
-"""Linear algebra rules (rules/matrices.py): every function against central finite differences in
-reverse mode (grad) and forward mode (jvp), on random well-conditioned matrices of a few sizes.
+"""Linear algebra rules (rules/matrices.py, rules/factorizations.py): every function against central
+finite differences in reverse mode (grad) and forward mode (jvp), on random well-conditioned matrices
+of a few sizes.
 
 Functions reduce through ``np.sin`` or a random weight so every output element matters. Complex
 matrices are checked against df/dx - i df/dy (JAX's gradient of a real function), hessians against

@@ -17,7 +17,7 @@ uniforms lie in [minval, maxval); normals are the inverse-CDF transform (Wichura
 to about 1e-16) of uniforms in the open interval (0, 1); ``randint`` takes 63 random bits modulo the
 range; ``permutation`` sorts random 63-bit numbers.
 
-These functions are the run-time functions the compiler emits (``transpyle/runtime/random_bits.py``): called
+These functions are the run-time functions the compiler emits (``transpyle/runtime/random_draws.py``): called
 eagerly they run as NumPy code over all counters at once, and in transformed code (``jit``,
 ``grad``, ``vmap``, ...) they are primitives without derivatives, which Numba compiles as a loop
 over the counters calling the same element functions. The bits are identical on every path

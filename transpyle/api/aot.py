@@ -30,17 +30,27 @@ _NUMBA_ONLY = {"numba", "types", "overload", "register_jitable"}
 
 def _runtime_source(backend, generated_text):
     """The text of the run-time helpers to copy: the runtime modules the generated code calls
-    (``core`` always), whole, or only their NumPy part for the numpy backend."""
+    (``core`` always) and the runtime modules they import, whole, or only their NumPy part for the numpy
+    backend."""
     called = set(re.findall(r"\brt\.(\w+)", generated_text))
-    parts = []
-    for module in runtime.MODULES:
+    trees, wanted = {}, {runtime.core}
+    for module in reversed(runtime.MODULES):          # a module imports only modules listed before it
         public = {n for n in vars(module) if not n.startswith("_") and getattr(vars(module)[n], "__module__", None)
                   == module.__name__}
-        if module is not runtime.core and not called & public:
+        if module not in wanted and not called & public:
             continue
         with open(module.__file__) as fh:
-            tree = ast.parse(fh.read())
+            trees[module] = ast.parse(fh.read())
+        wanted |= {getattr(runtime, stmt.module) for stmt in trees[module].body
+                   if isinstance(stmt, ast.ImportFrom) and stmt.level == 1}
+    parts = []
+    for module in runtime.MODULES:
+        if module not in trees:
+            continue
+        tree = trees[module]
         body = tree.body[1:] if isinstance(tree.body[0], ast.Expr) else tree.body      # no module docstring
+        # the names a module imports from its siblings are defined by their copies, written before it
+        body = [stmt for stmt in body if not (isinstance(stmt, ast.ImportFrom) and stmt.level)]
         if backend == "numpy":
             body = _numpy_part(body)
         name = module.__name__.rsplit(".", 1)[1]

@@ -1,5 +1,7 @@
-"""Matrix functions and factorizations: np.linalg.solve, inv, det, slogdet, matrix_power, norm, pinv,
-lstsq, cholesky, eigh/eigvalsh, eig/eigvals, qr, svd; np.trace; triangular solves.
+"""Matrix functions: np.linalg.solve, inv, det, slogdet, matrix_power, norm; np.trace; triangular solves;
+np.tril and np.triu; and what the rules of matrix functions share: the kind rules of matrix operands and
+the conventions for complex matrices. The factorizations (cholesky, eigh, eig, qr, svd, pinv, lstsq) are
+in ``factorizations``.
 
 Each adjoint is the textbook one, with solves instead of explicit inverses where the result is not
 itself an inverse (for C = solve(A, B): bB = solve(A.T, g), bA = -bB C^T). The rules of solve, inv,
@@ -14,7 +16,8 @@ real-valued functions; eigenvectors and singular vectors of complex matrices fol
 NumPy's multi-output functions are resolved to a tuple of single-output parts (``MULTI_OUTPUT``
 below): ``np.linalg.eigh(a)`` is ``(rt.eigh_values(a), rt.eigh_vectors(a))``. Unpacking and
 indexing then see ordinary primitives, and the joint adjoint, linear in the output cotangents, is
-the sum of the parts' adjoints.
+the sum of the parts' adjoints. Library calls written with other primitives (norms along an axis,
+scipy's cho_factor and cho_solve) are the ``COMPOSITES``.
 """
 import gast
 import numpy as np
@@ -32,7 +35,8 @@ except ImportError:                      # pragma: no cover
 
 
 # ---- kinds -----------------------------------------------------------------------------------------
-def _matrix(k, name="a", real=False, what=None):
+def matrix_operand(k, name="a", real=False, what=None):
+    """The float kind of the operand ``name``, which must be a matrix (real, with ``real``)."""
     kind = k[name]
     if kind.ndim != 2:
         hint = "; for a stack of matrices, map over it with transpyle.vmap" if kind.ndim > 2 else ""
@@ -48,7 +52,7 @@ def matrix(name="a", ndim=2, real=False, dtype=None, stacks=True):
     the primitive also takes a stack of matrices (leading dimensions, as NumPy's linalg functions
     do): the result keeps those dimensions and ``lower_calls`` writes the call as a loop."""
     def kind(k, s):
-        base = _matrix(k, name, real)
+        base = matrix_operand(k, name, real)
         if dtype == "real":
             base = real_of(base)
         elif dtype is not None:
@@ -58,8 +62,8 @@ def matrix(name="a", ndim=2, real=False, dtype=None, stacks=True):
     return kind
 
 
-def _rhs_kind(k, s):
-    _matrix(k, "a")
+def rhs_kind(k, s):
+    matrix_operand(k, "a")
     if k["b"].ndim not in (1, 2):
         raise StaticError(f"the right-hand side must be a vector or a matrix (or stacks of matrices beside a "
                           f"stack of a), got rank {k['b'].ndim}")
@@ -67,27 +71,45 @@ def _rhs_kind(k, s):
 
 
 # a stack of a: b is one vector or matrix for every a (NumPy broadcasts it), or a stack of matrices
-_rhs_kind.stacks, _rhs_kind.stacks_with = "a", {"b": 2}
+rhs_kind.stacks, rhs_kind.stacks_with = "a", {"b": 2}
 
 
-def _real_part(k, name, expr):
+def real_part(k, name, expr):
     """``expr``, or its real part when the operand ``name`` is real and the expression may be complex."""
     return expr if k[name].is_complex else f"np.real({expr})"
 
 
-def _real_tangent(k, name, expr):
+def real_tangent(k, name, expr):
     """The tangent of a real output of a complex operand is the real part."""
     return f"np.real({expr})" if k[name].is_complex else expr
 
 
-def _conj(k, name, expr):
+def conjugated(k, name, expr):
     """conj(expr) when the operand ``name`` is complex, else expr itself (real rules stay as they were)."""
     return f"np.conj({expr})" if k[name].is_complex else expr
 
 
-def _adjoint(k, name, expr):
+def conjugate_transposed(k, name, expr):
     """The conjugate transpose expr^H (the transpose for a real operand)."""
-    return _conj(k, name, f"{expr}.T")
+    return conjugated(k, name, f"{expr}.T")
+
+
+def helper_kind(ndim, dtype=None):
+    """The kind of a helper's result: the promoted kind of its array operands, with ``ndim``."""
+    def kind(k, s):
+        arrays = [v for v in k.values() if getattr(v, "ndim", 0) > 0]
+        base = float_of(promote(*arrays))
+        return (base.with_dtype(dtype) if dtype else base).with_ndim(ndim)
+    return kind
+
+
+def define_helpers(helpers):
+    """Define the run-time helpers (function, signature, ndim, dtype) that generated derivative code calls:
+    as primitives without derivative rules they can be transformed again (vmap of grad), and
+    differentiating through them is a clear error."""
+    for helper, signature, ndim, dtype in helpers:
+        define(f"rt.{helper.__name__}", [helper], signature, helper_kind(ndim, dtype), diff=("a",) if
+               "a" in signature.split(", ") else ("x",))
 
 
 # ---- solve, inv, det, slogdet, trace, matrix_power ------------------------------------------------
@@ -96,7 +118,7 @@ def _solve_vjp(k, s):
     return {"a": f"-np.outer({bb}, y)" if k["b"].ndim == 1 else f"-np.dot({bb}, y.T)", "b": bb}
 
 
-define("np.linalg.solve", [np.linalg.solve], "a, b", _rhs_kind, _solve_vjp,
+define("np.linalg.solve", [np.linalg.solve], "a, b", rhs_kind, _solve_vjp,
        jvp={"a": "-np.linalg.solve(a, np.dot(t, y))", "b": "np.linalg.solve(a, t)"})
 define("np.linalg.inv", [np.linalg.inv], "a", matrix(), {"a": "-np.dot(y.T, np.dot(g, y.T))"},
        jvp={"a": "-np.dot(y, np.dot(t, y))"})
@@ -106,7 +128,7 @@ define("np.linalg.det", [np.linalg.det], "a", matrix(ndim=0), {"a": "g * y * np.
 define("rt.slogdet_sign", [rt.slogdet_sign], "a", matrix(ndim=0))          # piecewise constant: no derivative
 define("rt.slogdet_logdet", [rt.slogdet_logdet], "a", matrix(ndim=0, dtype="real"),
        {"a": "g * np.linalg.inv(a).T"},
-       jvp=lambda k, s: {"a": _real_tangent(k, "a", "np.trace(np.linalg.solve(a, t))")})
+       jvp=lambda k, s: {"a": real_tangent(k, "a", "np.trace(np.linalg.solve(a, t))")})
 # np.trace of a stack traces its first two axes: not a map over the matrices
 define("np.trace", [np.trace], "a", matrix(ndim=0, stacks=False), {"a": "g * rt.identity_like(a)"}, jvp=LINEAR)
 define("np.linalg.matrix_power", [np.linalg.matrix_power, rt.matrix_power], "a, n", matrix(),
@@ -161,7 +183,7 @@ def _norm_rules(k, s):
         direction = unit
     else:
         direction = f"{unit} * (np.abs(x) / y) ** {float(order) - 1.0!r}"
-    return {"x": f"g * {direction}"}, {"x": _real_tangent(k, "x", f"np.sum({direction} * t)")}
+    return {"x": f"g * {direction}"}, {"x": real_tangent(k, "x", f"np.sum({direction} * t)")}
 
 
 def _norm_lower(statics, kinds, operands):
@@ -179,11 +201,11 @@ define("np.linalg.norm", [np.linalg.norm], "x, ord=None, axis=None", _norm_kind,
 # d||x||_* = Re(sum(conj(U Vh) * t)) (reduced SVD)
 _NUCLEAR = "np.dot(rt.svd_u(x, False), rt.svd_vh(x, False))"
 define("rt.nuclear_norm", [rt.nuclear_norm], "x", matrix("x", ndim=0, dtype="real"),
-       lambda k, s: {"x": f"g * {_conj(k, 'x', _NUCLEAR)}"},
-       jvp=lambda k, s: {"x": _real_tangent(k, "x", f"np.sum({_conj(k, 'x', _NUCLEAR)} * t)")})
+       lambda k, s: {"x": f"g * {conjugated(k, 'x', _NUCLEAR)}"},
+       jvp=lambda k, s: {"x": real_tangent(k, "x", f"np.sum({conjugated(k, 'x', _NUCLEAR)} * t)")})
 
 
-# ---- triangular solves and Cholesky ----------------------------------------------------------------
+# ---- triangular solves -----------------------------------------------------------------------------
 def _lower_flag(s):
     flag = const_value(s["lower"], "lower")
     if not isinstance(flag, bool):
@@ -208,134 +230,17 @@ def _solve_triangular_jvp(k, s):
 
 
 _TRIANGULAR = [rt.solve_triangular] + ([_scipy_linalg.solve_triangular] if _scipy_linalg is not None else [])
-define("rt.solve_triangular", _TRIANGULAR, "a, b, lower=False", _rhs_kind, _solve_triangular_vjp,
+define("rt.solve_triangular", _TRIANGULAR, "a, b, lower=False", rhs_kind, _solve_triangular_vjp,
        diff=("a", "b"), jvp=_solve_triangular_jvp)
-
-
-def _cholesky_rules(k, s):
-    """Murray's rules (JAX's), for L = cholesky(a) real or complex: the tangent dL = L Phi(L^-1 herm(t) L^-H),
-    the adjoint herm(L^-T Phi(L^T g) conj(L)^-1) its transpose; each inverse is a triangular solve."""
-    vjp = (f"rt.hermitian_part(rt.solve_triangular({_adjoint(k, 'a', 'y')}, "
-           "rt.solve_triangular(y.T, rt.lower_half(np.dot(y.T, g)), False).T, False).T)")
-    jvp = (f"np.dot(y, rt.lower_half(rt.solve_triangular({_conj(k, 'a', 'y')}, "
-           "rt.solve_triangular(y, rt.hermitian_part(t), True).T, True).T))")
-    return {"a": vjp}, {"a": jvp}
-
-
-define("np.linalg.cholesky", [np.linalg.cholesky], "a", matrix(), lambda k, s: _cholesky_rules(k, s)[0],
-       jvp=lambda k, s: _cholesky_rules(k, s)[1])
-
-
-# ---- eigenvalues and eigenvectors ------------------------------------------------------------------
-# eigh assumes a symmetric (Hermitian) matrix and its rules are symmetrized (as JAX's); NumPy reads the lower
-# triangle. With V = eigh(a)[1] and F[i, j] = 1 / (w[j] - w[i]) (0 on the diagonal):
-#   dw = Re diag(V^H t V),  dV = V (F * (V^H herm(t) V)),
-# the eigenvector tangent being JAX's: V^H dV has a zero diagonal, which fixes the phase (sign) that eigh
-# leaves free. The adjoints are their transposes. Written with primitives that have rules of their own, so
-# the derivative code can be differentiated again (hessian, grad of grad).
-def _eigh_rules(k, s):
-    v, f = "rt.eigh_vectors(a)", "rt.gap_inverse(rt.eigh_values(a))"
-    values = ({"a": f"np.dot({_conj(k, 'a', v)} * g, {v}.T)"},
-              {"a": _real_tangent(k, "a", f"np.sum({_conj(k, 'a', v)} * np.dot(t, {v}), axis=0)")})
-    vectors = ({"a": f"rt.hermitian_part(np.dot({_conj(k, 'a', 'y')}, np.dot({f} * np.dot(y.T, g), y.T)))"},
-               {"a": f"np.dot(y, {f} * np.dot({_adjoint(k, 'a', 'y')}, np.dot(rt.hermitian_part(t), y)))"})
-    return values, vectors
-
-
-define("np.linalg.eigvalsh", [np.linalg.eigvalsh, rt.eigh_values], "a", matrix(ndim=1, dtype="real"),
-       lambda k, s: _eigh_rules(k, s)[0][0], jvp=lambda k, s: _eigh_rules(k, s)[0][1])
-define("rt.eigh_vectors", [rt.eigh_vectors], "a", matrix(), lambda k, s: _eigh_rules(k, s)[1][0], diff=("a",),
-       jvp=lambda k, s: _eigh_rules(k, s)[1][1])
-
-
-def _eigvals_lower(statics, kinds, operands):
-    # Numba computes complex eigenvalues only from a complex matrix: the helper converts first
-    return template_expr("rt.eig_values(a)", a=operands["a"])
-
-
-define("np.linalg.eigvals", [np.linalg.eigvals, rt.eig_values], "a", matrix(ndim=1, dtype="complex128"),
-       lambda k, s: {"a": _real_part(k, "a", "rt.eig_values_vjp(a, g)")}, lower=_eigvals_lower,
-       jvp={"a": "rt.eig_values_jvp(a, t)"})
-# eigenvectors of a general matrix: no rule (as in JAX), so differentiating through them is an error
-define("rt.eig_vectors", [rt.eig_vectors], "a", matrix(dtype="complex128"), diff=("a",))
-
-
-# ---- QR and SVD (reduced QR of a tall or square matrix; real or complex) ----------------------------
-define("rt.qr_q", [rt.qr_q], "a", matrix(), {"a": "rt.qr_q_vjp(a, g)"}, jvp={"a": "rt.qr_q_jvp(a, t)"})
-define("rt.qr_r", [rt.qr_r], "a", matrix(), {"a": "rt.qr_r_vjp(a, g)"}, jvp={"a": "rt.qr_r_jvp(a, t)"})
-# ds_i = Re(u_i^H t v_i): the adjoint is conj(U diag(g) Vh) (U diag(g) Vh when real), JAX's convention
-_U, _VH = "rt.svd_u(a, False)", "rt.svd_vh(a, False)"
-define("rt.svd_s", [rt.svd_s], "a, full_matrices=True", matrix(ndim=1, dtype="real"),
-       lambda k, s: {"a": f"np.dot({_conj(k, 'a', _U)} * g, {_conj(k, 'a', _VH)})"}, diff=("a",),
-       jvp=lambda k, s: {"a": _real_tangent(k, "a", f"np.sum({_conj(k, 'a', _U)} * np.dot(t, "
-                                                 f"{_adjoint(k, 'a', _VH)}), axis=0)")})
-# singular vectors in JAX's gauge (see runtime/linalg.py): only functions that do not depend on the phase
-# of each singular pair have derivatives that mean anything
-for _k, _part in ((0, rt.svd_u), (2, rt.svd_vh)):
-    define(f"rt.{_part.__name__}", [_part], "a, full_matrices=True", matrix(), {"a": f"rt.svd_vjp(a, g, {_k})"},
-           diff=("a",), jvp={"a": f"rt.svd_jvp(a, t, {_k})"})
-
-
-# ---- pseudo-inverse and least squares (derivatives at constant rank) ------------------------------
-define("np.linalg.pinv", [np.linalg.pinv], "a", matrix(), {"a": "rt.pinv_vjp(a, y, g)"},
-       jvp={"a": "rt.pinv_jvp(a, y, t)"})
-
-
-def _lstsq_vjp(k, s):
-    pbar = "np.outer(g, b)" if k["b"].ndim == 1 else "np.dot(g, b.T)"
-    return {"a": f"rt.pinv_vjp(a, np.linalg.pinv(a), {pbar})", "b": "np.dot(np.linalg.pinv(a).T, g)"}
-
-
-def _lstsq_kind(k, s):
-    _matrix(k, "a")
-    return _rhs_kind(k, s)
-
-
-define("rt.lstsq_solution", [rt.lstsq_solution], "a, b", _lstsq_kind, _lstsq_vjp,
-       jvp={"a": "np.dot(rt.pinv_jvp(a, np.linalg.pinv(a), t), b)", "b": "np.dot(np.linalg.pinv(a), t)"})
-define("rt.lstsq_residuals", [rt.lstsq_residuals], "a, b", lambda k, s: _lstsq_kind(k, s).with_ndim(1),
-       diff=("a", "b"))
-define("rt.lstsq_rank", [rt.lstsq_rank], "a, b", lambda k, s: _lstsq_kind(k, s).with_dtype("int64").with_ndim(0))
-define("rt.lstsq_singular_values", [rt.lstsq_singular_values], "a, b",
-       lambda k, s: _lstsq_kind(k, s).with_ndim(1), diff=("a", "b"))
 
 
 # ---- triangles (linear), and the run-time helpers the rules above call ------------------------------
 define("np.tril", [np.tril], "x, k=0", matrix("x"), {"x": "np.tril(g, k)"}, diff=("x",), jvp=LINEAR)
 define("np.triu", [np.triu], "x, k=0", matrix("x"), {"x": "np.triu(g, k)"}, diff=("x",), jvp=LINEAR)
-# the pieces the rules above are written with: herm(x) and Phi(x) are linear and their own transposes
-# (herm's conjugation transposes to a conjugation, as np.conj's rule); F = gap_inverse(w) has
-# dF[i, j] = -F[i, j]^2 (dw[j] - dw[i])
-define("rt.hermitian_part", [rt.hermitian_part], "x", matrix("x", stacks=False), {"x": "rt.hermitian_part(g)"},
-       jvp=LINEAR)
-define("rt.lower_half", [rt.lower_half], "x", matrix("x", stacks=False), {"x": "rt.lower_half(g)"}, jvp=LINEAR)
-define("rt.gap_inverse", [rt.gap_inverse], "w", lambda k, s: real_of(k["w"]).with_ndim(2),
-       # (no keyword arguments: the reverse pass reads a template with '=' as a statement)
-       {"w": "rt.sum_axis(g * y * y, 1, False) - rt.sum_axis(g * y * y, 0, False)"},
-       jvp={"w": "-(y * y) * (np.reshape(t, (1, t.shape[0])) - np.reshape(t, (t.shape[0], 1)))"})
-
-
-def _helper_kind(ndim, dtype=None):
-    """The kind of a helper's result: the promoted kind of its array operands, with ``ndim``."""
-    def kind(k, s):
-        arrays = [v for v in k.values() if getattr(v, "ndim", 0) > 0]
-        base = float_of(promote(*arrays))
-        return (base.with_dtype(dtype) if dtype else base).with_ndim(ndim)
-    return kind
-
-
-# Generated derivative code calls these; as primitives without derivative rules they can be
-# transformed again (vmap of grad), and differentiating through them is a clear error.
-for _helper, _signature, _ndim, _dtype in (
-        (rt.matrix_power_vjp, "a, n, g", 2, None), (rt.matrix_power_jvp, "a, n, t", 2, None),
-        (rt.norm2_direction, "x, which", 2, None), (rt.eig_values_vjp, "a, g", 2, "complex128"),
-        (rt.eig_values_jvp, "a, t", 1, "complex128"), (rt.qr_q_vjp, "a, g", 2, None), (rt.qr_r_vjp, "a, g", 2, None),
-        (rt.qr_q_jvp, "a, t", 2, None), (rt.qr_r_jvp, "a, t", 2, None), (rt.svd_jvp, "a, t, which", 2, None),
-        (rt.svd_vjp, "a, g, which", 2, None), (rt.pinv_jvp, "a, p, t", 2, None), (rt.pinv_vjp, "a, p, g", 2, None)):
-    define(f"rt.{_helper.__name__}", [_helper], _signature, _helper_kind(_ndim, _dtype), diff=("a",) if
-           "a" in _signature.split(", ") else ("x",))
+define_helpers(((rt.matrix_power_vjp, "a, n, g", 2, None), (rt.matrix_power_jvp, "a, n, t", 2, None),
+                (rt.norm2_direction, "x, which", 2, None)))
 # the identity shaped like a: a constant, whatever a holds
-define("rt.identity_like", [rt.identity_like], "a", _helper_kind(2))
+define("rt.identity_like", [rt.identity_like], "a", helper_kind(2))
 
 
 #: library function -> the parts it is resolved to (a tuple of calls with the same arguments), and

@@ -3,7 +3,7 @@
 A draw is a pure function of its key (an integer array), so in differentiated code it is a
 constant, like ``np.zeros``: these entries have no adjoint and no tangent (``diff=()``). Their kind
 rules check that the key is a rank-1 integer array and that shapes, bounds and dtypes are what the
-run-time functions (``transpyle/runtime/random_bits.py``) accept, so a mistake is reported at the user's line
+run-time functions (``transpyle/runtime/random_draws.py``) accept, so a mistake is reported at the user's line
 instead of as a Numba typing error. ``lower`` writes every call in one canonical form: all
 arguments positional, the dtype as ``np.float64``/``np.float32`` and a shape list as a tuple.
 """
@@ -170,7 +170,7 @@ def _permutation_kind(k, s):
 
 def _canonical(fname, params):
     """``lower``: the call with every argument positional, the dtype as np.float64/np.float32 and
-    a shape list as a tuple (the forms the Numba implementations in runtime/random_bits.py are typed for)."""
+    a shape list as a tuple (the forms the Numba implementations in runtime/random_draws.py are typed for)."""
     def lower(bound, kinds, statics):
         args = []
         for param in params:

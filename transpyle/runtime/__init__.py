@@ -1,17 +1,23 @@
 """Run-time helpers called by generated code as ``rt.NAME``: ``core`` (loop bounds, tapes,
-un-broadcasting, reductions along an axis), ``random_bits`` (the counter-based generator behind
-``transpyle.random``), ``linalg`` (parts of multi-output factorizations, matrix norms, triangular
-solves, adjoints that need a factorization), ``products`` (``a @ b`` for any ranks and dtypes), ``batching`` (broadcasts, masked updates and tapes of
-array-lifted batched code), ``indexing`` (advanced indexing: positions, gathers, scatter-adds); ``collectives`` holds the markers of pmap's collectives (``rt.psum``),
-which pmap itself carries out and no compiled code calls; ``scans`` (NumPy's ufunc methods:
-accumulate, outer, at), ``binning`` (histograms, the shape of a covariance) and ``diagonals`` (diagonals
-along two axes and their adjoint).
+un-broadcasting), ``axis_reductions`` (reductions along axes), ``exclusive_products`` (the products of
+the other elements: the derivative of ``np.prod``), ``random_bits`` (the counter-based generator behind
+``transpyle.random``) and ``random_draws`` (its public functions: keys and draws), ``linalg`` (parts of
+multi-output factorizations, matrix norms, triangular solves, adjoints that need a factorization),
+``products`` (``a @ b`` for any ranks and dtypes), ``batching`` (broadcasts, masked updates and tapes of
+array-lifted batched code), ``indexing`` (advanced indexing: positions, gathers, scatter-adds); ``collectives``
+holds the markers of pmap's collectives (``rt.psum``), which pmap itself carries out and no compiled code
+calls; ``scans`` (NumPy's ufunc methods: accumulate, outer, at), ``binning`` (histograms, the shape of a
+covariance) and ``diagonals`` (diagonals along two axes and their adjoint).
 
-The modules import only numpy and numba, and not each other, so ``transpyle compile`` can copy the
-ones a generated module calls into it: compiled modules run without transpyle installed.
+The modules import only numpy, numba and the runtime modules listed before them in ``MODULES`` (by
+relative imports of their private names), so ``transpyle compile`` can copy the ones a generated module
+calls, with those they import, into it: compiled modules run without transpyle installed.
 """
 from .core import *  # noqa: F401,F403
+from .axis_reductions import *  # noqa: F401,F403
+from .exclusive_products import *  # noqa: F401,F403
 from .random_bits import *  # noqa: F401,F403
+from .random_draws import *  # noqa: F401,F403
 from .linalg import *  # noqa: F401,F403
 from .products import *  # noqa: F401,F403
 from .batching import *  # noqa: F401,F403
@@ -20,7 +26,9 @@ from .scans import *  # noqa: F401,F403
 from .binning import *  # noqa: F401,F403
 from .diagonals import *  # noqa: F401,F403
 from .collectives import *  # noqa: F401,F403  (markers only: not in MODULES, never compiled)
-from . import batching, binning, core, diagonals, indexing, linalg, products, random_bits, scans  # noqa: F401
+from . import (axis_reductions, batching, binning, core, diagonals, exclusive_products, indexing, linalg,  # noqa: F401
+               products, random_bits, random_draws, scans)
 
 #: the modules, in the order a compiled module holds them
-MODULES = (core, random_bits, linalg, products, batching, indexing, scans, binning, diagonals)
+MODULES = (core, axis_reductions, exclusive_products, random_bits, random_draws, linalg, products, batching, indexing,
+           scans, binning, diagonals)
