@@ -270,6 +270,10 @@ def np_sqrt(x, w):
     return np.sum(w * np.sqrt(x))
 
 
+def np_cbrt(x, w):
+    return np.sum(w * np.cbrt(x))
+
+
 def np_tanh(x, w):
     return np.sum(w * np.tanh(x))
 
@@ -749,6 +753,7 @@ SPECS = [
     Spec("np.exp", np_exp, draw(U(E, -2.0, 2.0), N(E))),
     Spec("np.log", np_log, draw(U(E, 0.3, 3.0), N(E))),
     Spec("np.log1p", np_log1p, draw(U(E, -0.5, 2.0), N(E))),
+    Spec("np.cbrt", np_cbrt, draw(U(E, -3.0, 3.0, (0.0,), 0.3), N(E)), 0, True),
     Spec("np.expm1", np_expm1, draw(U(E, -2.0, 2.0), N(E))),
     Spec("np.sqrt", np_sqrt, draw(U(E, 0.2, 3.0), N(E))),
     Spec("np.tanh", np_tanh, draw(U(E, -2.0, 2.0), N(E)), 0, True),

@@ -21,6 +21,9 @@ BACK_END = {
     "by forward mode": (drivers.JACOBIAN,),
 }
 
+#: the modes ``transform`` takes
+MODES = tuple(dict.fromkeys(key.split()[0] for key in BACK_END if key != "by forward mode"))
+
 #: (name, what it does) of every pass, frontend first
 PASSES = [(p.name, p.description) for p in FRONTEND] + \
     [(p.name, p.description) for p in dict.fromkeys(p for ps in BACK_END.values() for p in ps)]

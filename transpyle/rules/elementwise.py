@@ -71,6 +71,7 @@ _UNARY = {
     "log1p": ("g / (1.0 + x)", [math.log1p]),
     "expm1": ("g * (y + 1.0)", [math.expm1]),
     "sqrt": ("g * 0.5 / y", [math.sqrt, cmath.sqrt]),
+    "cbrt": ("g / (3.0 * y * y)", [math.cbrt]),
     "square": ("2.0 * g * x", []),
     "reciprocal": ("-g * y * y", []),
     "tanh": ("g * (1.0 - y * y)", [math.tanh, cmath.tanh]),
