@@ -1,5 +1,5 @@
 """Pytrees at the API boundary: transforms of functions that take or return pytrees run on a flat
-version of the function (one parameter per leaf, see ``frontend/structure``) and rebuild the results.
+version of the function (one parameter per leaf, see ``frontend/pytrees``) and rebuild the results.
 
 This module holds what does not depend on the transform classes: flattening the arguments,
 the flat function of a plain Python function, per-leaf ``argnums`` and ``in_axes``, and the
@@ -9,12 +9,12 @@ import dataclasses
 
 from .. import tree as pytree
 from ..base.errors import TranspileError
-from ..frontend import structure
+from ..frontend.pytrees import flatten_function, uses_pytrees
 from ..pipeline import specialize
 from ..frontend.source import read_function
 
 _FLAT_SOURCES = {}       # (function, treedefs, has_aux, statics) -> (FunctionSource, output TreeDef)
-_BUILDS_PYTREES = {}     # function -> whether it builds pytrees from arrays (see structure.uses_pytrees)
+_BUILDS_PYTREES = {}     # function -> whether it builds pytrees from arrays (see pytrees.uses_pytrees)
 
 
 def has_pytree(args):
@@ -29,7 +29,7 @@ def needs_flattening(fun, args):
         return False
     if fun not in _BUILDS_PYTREES:
         try:
-            _BUILDS_PYTREES[fun] = structure.uses_pytrees(read_function(fun))
+            _BUILDS_PYTREES[fun] = uses_pytrees(read_function(fun))
         except Exception:                     # unreadable or outside the subset: the pipeline says why
             _BUILDS_PYTREES[fun] = False
     return _BUILDS_PYTREES[fun]
@@ -69,7 +69,7 @@ def flat_source(fun, treedefs, has_aux, static=None):
             unit = specialize(unit, static)
         params = [a.id for a in unit.tree.args.args]
         trees = {p: td for p, td in zip(params, treedefs) if not td.is_leaf}
-        _FLAT_SOURCES[key] = structure.flatten_function(unit, trees, pair=has_aux)
+        _FLAT_SOURCES[key] = flatten_function(unit, trees, pair=has_aux)
     return _FLAT_SOURCES[key]
 
 

@@ -34,7 +34,7 @@ def pmin(x, axis_name):
     _unbound("pmin", axis_name)
 
 
-# on a pytree (a dict of gradients), a collective applies to every leaf (see frontend/structure)
+# on a pytree (a dict of gradients), a collective applies to every leaf (see frontend/pytrees)
 for _collective in (psum, pmean, pmax, pmin):
     _collective.__transpyle_leafwise__ = True
 
