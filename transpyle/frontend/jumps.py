@@ -170,21 +170,49 @@ class _Lowering:
         return pre + [loop]
 
 
+_RESULT_NEEDED = {
+    "grad": "a real scalar", "value_and_grad": "a real scalar", "vjp": "an output", "jvp": "an output",
+    "jacfwd": "an output", "jacrev": "an output", "vmap": "its results per example",
+}
+
+
+def returns_nothing(tree):
+    """Whether the function ``tree`` returns no value: a procedure, which writes into its arguments
+    (a generator is not one: resolve refuses its ``yield``)."""
+    nodes = [n for s in tree.body for n in _walk_no_defs(s)]
+    return not any(isinstance(n, (gast.Yield, gast.YieldFrom)) for n in nodes) and \
+        all(n.value is None for n in nodes if isinstance(n, gast.Return))
+
+
+def returns_nothing_error(tree, ctx):
+    """The error for a transform of a procedure: a function that only writes into its arguments."""
+    name = tree.name
+    needed = _RESULT_NEEDED.get(ctx.mode, "a value")
+    if ctx.mode in ("grad", "value_and_grad"):
+        hint = (f"differentiate a function that calls it and returns a scalar, e.g. "
+                f"def loss(a): b = a.copy(); {name}(..., b); return np.sum(b ** 2)")
+    else:
+        hint = f"transform a function that calls it and returns the arrays it writes, e.g. b = a.copy(); {name}(..., b); return b"
+    return ctx.error(tree, f"{ctx.mode} needs a function that returns {needed}, but '{name}' returns nothing "
+                           "(it only writes into its arguments)", construct=f"def {name}", hint=hint)
+
+
 def run(tree, ctx, callee=False):
     """Lower the jumps of ``tree``. A ``callee`` (a helper being inlined) may end without a return,
-    as helpers that write into their arguments do: it returns None."""
+    as helpers that write into their arguments do: it returns None; so may a jitted function. Other
+    transforms need a result."""
     body = tree.body
     returns = [n for s in body for n in _walk_no_defs(s) if isinstance(n, gast.Return)]
-    if callee and not returns:
+    if not callee and ctx.mode != "primal" and returns_nothing(tree):
+        raise returns_nothing_error(tree, ctx)
+    # a procedure (writes into its arguments, returns nothing) returns None, as in Python: helpers, and
+    # jit of the procedure itself, whose caller sees the writes into the arrays it passed
+    if not returns:
         body.append(gast.copy_location(gast.Return(value=const(None)), body[-1] if body else tree))
         returns.append(body[-1])
-    elif callee and len(returns) == 1 and body[-1] is returns[0] and returns[0].value is None:
+    elif len(returns) == 1 and body[-1] is returns[0] and returns[0].value is None:
         returns[0].value = const(None)
-    tail_only = len(returns) == 1 and isinstance(body[-1], gast.Return) and body[-1] is returns[0] \
-        if returns else True
-    if not returns:
-        raise ctx.error(tree, f"'{tree.name}' does not return a value", construct=f"def {tree.name}",
-                        hint="end the function with 'return <value>'")
+    tail_only = len(returns) == 1 and isinstance(body[-1], gast.Return) and body[-1] is returns[0]
     lowering = _Lowering(ctx)
     if not tail_only:
         lowering.ret_flag = ctx.namer.fresh("_ret")

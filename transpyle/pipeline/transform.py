@@ -19,10 +19,8 @@ from ..rules.primitives import holds_tapes
 from ..transforms import batch
 from . import passes
 from .drivers import cotangent_kind
-from .modes import STRATEGIES, back_end, check_after
+from .modes import MODES, STRATEGIES, back_end, check_after
 from .module import module_source
-
-MODES = ("primal", "grad", "value_and_grad", "vjp", "jvp", "jacfwd", "jacrev", "vmap")
 
 
 def prepare(tree, unit, ctx):
@@ -77,6 +75,8 @@ def transform(func, mode="grad", argnums=(0,), arg_kinds=(), has_aux=False, tupl
         raise TranspileError(f"'{unit.name}' takes {len(params)} arguments, {len(arg_kinds)} given",
                              filename=unit.filename, lineno=tree.lineno, construct=f"def {unit.name}")
     ctx.arg_kinds = dict(zip(params, arg_kinds))
+    if mode != "primal" and jumps.returns_nothing(tree):
+        raise jumps.returns_nothing_error(tree, ctx)
     ctx.wrt = tuple(params[i] for i in argnums) if mode not in ("primal", "vmap") else ()
     for w in ctx.wrt:
         k = ctx.arg_kinds[w]
