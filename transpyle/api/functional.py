@@ -45,14 +45,19 @@ def _transformed(fun, mode, argnums, has_aux, backend):
 
 
 def _tangent_like(primal, tangent, position):
-    """``tangent`` as a value of the primal's type and shape (float arrays/scalars)."""
+    """``tangent`` as a value of the primal's type and shape: complex for a complex primal; a complex
+    tangent of a real primal is refused, as JAX does (its imaginary part would be dropped)."""
+    primal_complex = np.iscomplexobj(primal)
+    if np.iscomplexobj(tangent) and not primal_complex:
+        raise TranspileError(f"the tangent of argument {position} is complex, the argument is real",
+                             hint="pass a real tangent for a real argument (or make the argument complex)")
     if isinstance(primal, np.ndarray):
         t = np.asarray(tangent, dtype=primal.dtype)
         if t.shape != primal.shape:
             raise TranspileError(f"the tangent of argument {position} has shape {t.shape}, "
                                  f"the argument has shape {primal.shape}", hint="pass tangents shaped like the primals")
         return t
-    return float(tangent)
+    return complex(tangent) if primal_complex else float(tangent)
 
 
 def jvp(fun, primals, tangents, has_aux=False, backend=None):
