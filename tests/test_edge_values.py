@@ -87,3 +87,16 @@ def test_index_out_of_range_checked_on_numba_when_asked(tmp_path):
     env = dict(__import__("os").environ, TRANSPYLE_BOUNDSCHECK="1")
     out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=600)
     assert "IndexError" in out.stdout and "bounds.py" in out.stdout, out.stdout + out.stderr
+
+
+@pytest.mark.numba
+def test_boundscheck_argument_on_numba():
+    x = np.ones(3)
+    # compiled code knows the function, not the line, of the index
+    with pytest.raises(IndexError, match=r"out of bounds \(at the function at .*test_edge_values.py:\d+\)"):
+        transpyle.grad(element, backend="numba", boundscheck=True)(x, 5)
+    with pytest.raises(IndexError, match="out of bounds"):
+        transpyle.jit(element, backend="numba", boundscheck=True)(x, 3)
+    # the same function without the argument is another module: compiled without checks
+    assert transpyle.jit(element, backend="numba", boundscheck=True)(x, 2) == 2.0
+    assert transpyle.jit(element, backend="numba")(x, 2) == 2.0

@@ -11,12 +11,14 @@ from .transformed import Transformed, _bind, _kinds, _signature
 
 
 def _decorator(mode):
-    def transform(fun=None, argnums=0, has_aux=False, holomorphic=False, backend=None, deterministic=False):
+    def transform(fun=None, argnums=0, has_aux=False, holomorphic=False, backend=None, deterministic=False,
+                  boundscheck=None):
         if fun is None:       # used as @transpyle.grad(argnums=1)
-            return lambda f: transform(f, argnums, has_aux, holomorphic, backend, deterministic)
+            return lambda f: transform(f, argnums, has_aux, holomorphic, backend, deterministic, boundscheck)
         out = Transformed(fun, mode, argnums, has_aux, backend, holomorphic)
         # cuda only (the other backends always are): sums over a batch in a fixed order, not atomically
         out.deterministic = deterministic
+        out.boundscheck = boundscheck
         return out
     transform.__transpyle_transform__ = True     # may be called in transformed code (specialized)
     return transform
@@ -175,11 +177,13 @@ jacfwd = _decorator("jacfwd")
 jacrev = _decorator("jacrev")
 
 
-def hessian(fun, argnums=0, has_aux=False, holomorphic=False, backend=None):
+def hessian(fun, argnums=0, has_aux=False, holomorphic=False, backend=None, boundscheck=None):
     """Second derivatives of a scalar function: ``jacfwd(jacrev(f))`` (forward over reverse), shape
     ``in.shape + in.shape``."""
     inner = Transformed(fun, "jacrev", argnums, has_aux, backend, holomorphic)
-    return Transformed(inner, "jacfwd", argnums, has_aux, backend, holomorphic)
+    outer = Transformed(inner, "jacfwd", argnums, has_aux, backend, holomorphic)
+    outer.boundscheck = boundscheck
+    return outer
 
 
 grad.__doc__ = """Gradient of a scalar function with respect to argument(s) ``argnums``.
@@ -191,6 +195,9 @@ answered by numpy while a compile runs past ``$TRANSPYLE_COMPILE_WARN`` seconds;
 ``f`` of the form ``return np.sum(vmap(loss, in_axes=...)(w, x, y))`` (or ``np.mean``) and runs it as
 one kernel whose threads add up per-example gradients, atomically or, with ``deterministic=True``,
 in a fixed order by a second kernel (docs/cuda.md).
+``boundscheck``: an index out of range raises NumPy's IndexError naming the user's line. The numpy
+backend always checks; numba checks with ``boundscheck=True`` or ``$TRANSPYLE_BOUNDSCHECK=1`` (off by
+default: the checks cost speed), and every transform takes the argument.
 A complex output needs ``holomorphic=True`` (then the result is f'(z)); a real output of complex
 arguments gives JAX's convention, df/dx - i df/dy."""
 

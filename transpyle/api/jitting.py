@@ -44,7 +44,7 @@ class Jitted(Transformed):
         if not static:
             return super()._flatten(treedefs)
         source, fun_out = flat.flat_source(self.fun, treedefs, False, static)    # statics bound, then flattened
-        return Transformed(source, "primal", backend=self.backend), fun_out, flat.layout_of(fun_out)
+        return self._inheriting(Transformed(source, "primal", backend=self.backend)), fun_out, flat.layout_of(fun_out)
 
     def generated_function(self, kinds):
         if self.static:
@@ -53,20 +53,23 @@ class Jitted(Transformed):
         return super().generated_function(kinds)
 
 
-def jit(fun=None, static_argnums=(), static_argnames=(), backend=None):
+def jit(fun=None, static_argnums=(), static_argnames=(), backend=None, boundscheck=None):
     """``f`` compiled as it is. Static arguments (ints, floats, strings, tuples, None, functions) are
     specialized at transform time: loops and branches over them are folded, and functions passed
     statically are inlined (and may be transformed inside: ``g = grad(loss)`` in the body). Non-static
-    arguments may drive Python control flow too (unlike JAX): the code is compiled, not traced."""
+    arguments may drive Python control flow too (unlike JAX): the code is compiled, not traced.
+    ``boundscheck=True``: an index out of range raises NumPy's IndexError naming the line (see grad)."""
     if fun is None:
-        return lambda f: jit(f, static_argnums, static_argnames, backend)
+        return lambda f: jit(f, static_argnums, static_argnames, backend, boundscheck)
     if backend == "cuda":
         if static_argnums not in ((), []) or static_argnames not in ((), []):
             raise TranspileError("jit with static arguments is not supported on the cuda backend",
                                  hint="make the static values module constants or closure variables (docs/cuda.md)")
         if isinstance(fun, Vmapped):     # a vmapped function is compiled already: jit is the same kernel
             return Vmapped(fun.fun, fun.in_axes, fun.out_axes, backend)
-    return Jitted(fun, static_argnums, static_argnames, backend)
+    out = Jitted(fun, static_argnums, static_argnames, backend)
+    out.boundscheck = boundscheck
+    return out
 
 
 jit.__transpyle_transform__ = True     # may be called in transformed code (specialized)

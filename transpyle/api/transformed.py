@@ -113,6 +113,7 @@ class Transformed:
         self._fast = {}
         self._flat = {}             # argument structures -> (flat transform, result builder)
         self.backend_name = choose(backend)
+        self.boundscheck = None     # bounds checks on numba; None follows TRANSPYLE_BOUNDSCHECK
         functools.update_wrapper(self, fun, updated=())     # not fun.__dict__: a Transformed has state
 
     @staticmethod
@@ -120,6 +121,11 @@ class Transformed:
         """Another transform (of ``fun``, or of this one): what code that holds a transform builds
         without naming the class."""
         return Transformed(fun, mode, argnums, has_aux, backend, holomorphic)
+
+    def _inheriting(self, other):
+        """``other`` (this transform of the flat function) with this one's compile options."""
+        other.boundscheck = self.boundscheck
+        return other
 
     def _check_argnums(self, nargs):
         for n in self.argnums:
@@ -143,7 +149,7 @@ class Transformed:
             if self.mode != "primal":
                 self._check_argnums(len(args))
             fname, tree, ctx = self._transform(kinds, static)
-            module = load_module(spelled_for(backend, pipeline.module_source(tree, ctx)), fname)
+            module = load_module(spelled_for(backend, pipeline.module_source(tree, ctx), self.boundscheck), fname)
             getters = [getter for _, getter, _ in ctx.captured.values()]
             captured = tuple(g() for g in getters)
             entry = self._compile(module, fname, args + captured + tuple(extra), ctx, kinds, static)
@@ -158,7 +164,7 @@ class Transformed:
         the NumPy backend answers until it is done (``compile_time``)."""
         backend = self.backend_name
         if backend not in ("numba", "auto"):
-            return compile_function(backend, module, fname, args)
+            return compile_function(backend, module, fname, args, self.boundscheck)
         where = (getattr(self.fun, "__name__", fname), ctx.filename, ctx.source.tree.lineno)
 
         def numpy_stand_in():
@@ -166,7 +172,7 @@ class Transformed:
             # its own module: the compile thread replaces the helpers of the numba one by dispatchers
             text = pipeline.module_source(np_tree, np_ctx) + "\n# run by the numpy backend while Numba compiles\n"
             return compile_function("numpy", load_module(text, fname), fname, args)
-        return compile_guarded(lambda: compile_function("numba", module, fname, args), where,
+        return compile_guarded(lambda: compile_function("numba", module, fname, args, self.boundscheck), where,
                                fallback=numpy_stand_in if backend == "auto" else None)
 
     def _transform(self, kinds, static=None, lanes="backend"):
@@ -227,7 +233,7 @@ class Transformed:
 
     def _flat_transform(self, source, treedefs, fun_out, fun_layout):
         if self.mode == "primal":
-            return Transformed(source, "primal", backend=self.backend), fun_out, fun_layout
+            return self._inheriting(Transformed(source, "primal", backend=self.backend)), fun_out, fun_layout
         argnums = [n % len(treedefs) for n in self.argnums]
         positions = flat.leaf_positions(treedefs)
         flat_argnums = tuple(p for a in argnums for p in positions[a])
@@ -235,7 +241,8 @@ class Transformed:
             raise TranspileError(f"{self.mode}: the differentiated arguments hold no arrays or numbers",
                                  hint="check argnums")
         # a tuple of leaf positions: the flat transform returns one derivative per leaf, as a tuple
-        transform = Transformed(source, self.mode, flat_argnums, self.has_aux, self.backend, self.holomorphic)
+        transform = self._inheriting(Transformed(source, self.mode, flat_argnums, self.has_aux, self.backend,
+                                                 self.holomorphic))
         grad_tree = flat.wrt_tree(treedefs, argnums, self.tuple_argnums)
         out_tree, layout = flat.derivative_result(self.mode, fun_out, grad_tree, self.has_aux)
         return transform, out_tree, layout

@@ -62,7 +62,7 @@ class Vmapped(Transformed):
         out_axes = self.out_axes
         if not isinstance(out_axes, int) and fun_out is not None and not fun_out.is_leaf:
             out_axes = tuple(flat.axes_for_leaves(out_axes, fun_out, "out_axes"))
-        return Vmapped(source, in_axes, out_axes, self.backend, self.strategy), fun_out, fun_layout
+        return self._inheriting(Vmapped(source, in_axes, out_axes, self.backend, self.strategy)), fun_out, fun_layout
 
     def _check_batch(self, args):
         from ..transforms.batch import normalize_in_axes
@@ -79,15 +79,17 @@ class Vmapped(Transformed):
             raise TranspileError("vmap over an empty batch", hint="pass at least one example")
 
 
-def vmap(fun=None, in_axes=0, out_axes=0, backend=None, strategy="auto"):
+def vmap(fun=None, in_axes=0, out_axes=0, backend=None, strategy="auto", boundscheck=None):
     """``f`` over a batch: ``in_axes`` an int, None (broadcast) or a tuple per argument; ``out_axes`` an
     int or a tuple per output. ``strategy``: ``"loop"`` (loop lifting: the per-example code runs in a
     parallel loop; with ``backend="cuda"`` as a CUDA kernel, one thread per example, docs/cuda.md),
     ``"array"`` (array lifting: batched array operations, masks for data-dependent control flow) or
     ``"auto"`` (array on the numpy backend where the function lifts, loop otherwise)."""
     if fun is None:
-        return lambda f: Vmapped(f, in_axes, out_axes, backend, strategy)
-    return Vmapped(fun, in_axes, out_axes, backend, strategy)
+        return lambda f: vmap(f, in_axes, out_axes, backend, strategy, boundscheck)
+    out = Vmapped(fun, in_axes, out_axes, backend, strategy)
+    out.boundscheck = boundscheck
+    return out
 
 
 vmap.__transpyle_transform__ = True     # may be called in transformed code (specialized)

@@ -20,17 +20,20 @@ def choose(backend):
     return backend
 
 
-def boundscheck():
-    """Whether compiled code checks its indices (an IndexError, as NumPy raises, instead of reading
-    past an array): ``TRANSPYLE_BOUNDSCHECK=1``. Off by default on numba, where it costs speed; the
-    numpy backend always checks, being NumPy."""
+def boundscheck(check=None):
+    """Whether compiled code checks its indices (an IndexError naming the user's line, as NumPy raises,
+    instead of reading past an array): the transform's ``boundscheck=`` argument, else
+    ``TRANSPYLE_BOUNDSCHECK=1``. Off by default on numba, where it costs speed; the numpy backend always
+    checks, being NumPy."""
+    if check is not None:
+        return bool(check)
     return os.environ.get("TRANSPYLE_BOUNDSCHECK", "0") not in ("", "0", "false", "no")
 
 
-def module_marker(backend):
+def module_marker(backend, check=None):
     """A line that makes a module compiled with bounds checks a different module (Numba's cache
     keys a compiled function by its module's text, not by the options it was compiled with)."""
-    return "\n# compiled with bounds checks\n" if backend in ("numba", "auto") and boundscheck() else ""
+    return "\n# compiled with bounds checks\n" if backend in ("numba", "auto") and boundscheck(check) else ""
 
 
 def _writes_a_part(stmt):
@@ -42,13 +45,13 @@ def _writes_a_part(stmt):
     return isinstance(stmt.targets[0].value, ast.Name) and any(isinstance(p, ast.Slice) for p in parts)
 
 
-def spelled_for(backend, text):
+def spelled_for(backend, text, check=None):
     """The module text compiled on ``backend``. For Numba, a write of an array part (``u[1:-1, 1:-1] = v``,
     one line of generated code) calls ``rt.write_part(u[1:-1, 1:-1], v)``: the same write, compiled once
     per type instead of at every line (a cavity-flow gradient: 66 s cold to 58 s, a 3-D heat stencil's
     calls 117 us to 67 us). ``transpyle show`` prints the module before this spelling."""
     if backend not in ("numba", "auto"):
-        return text + module_marker(backend)
+        return text + module_marker(backend, check)
     lines = text.split("\n")
     for k, line in enumerate(lines):
         code = line.strip()
@@ -61,7 +64,7 @@ def spelled_for(backend, text):
         if _writes_a_part(stmt):
             part = ast.unparse(stmt.targets[0])
             lines[k] = f"{line[:len(line) - len(line.lstrip())]}rt.write_part({part}, {ast.unparse(stmt.value)})"
-    return "\n".join(lines) + module_marker(backend)
+    return "\n".join(lines) + module_marker(backend, check)
 
 
 _SOURCE_COMMENT = re.compile(r"^\s*# (\S+:\d+: .*)$")
@@ -100,13 +103,14 @@ def _with_index_errors_located(fn, module):
     return call
 
 
-def compile_function(backend, module, fname, args):
-    """The callable for ``module.fname`` on ``backend``, compiled for ``args``' types."""
+def compile_function(backend, module, fname, args, check=None):
+    """The callable for ``module.fname`` on ``backend``, compiled for ``args``' types; ``check``: bounds
+    checks on numba (see ``boundscheck``)."""
     if backend == "numpy":
         return _with_index_errors_located(getattr(module, fname), module)
     if backend == "cuda":          # batched code becomes kernels (Vmapped); nothing else runs on the GPU
         raise TranspileError(f"the cuda backend compiles batched functions, and '{fname}' is not one",
                              hint="wrap it in transpyle.vmap(..., backend='cuda'), or use the numba backend")
     from .numba_backend import compile_function as njit_compile
-    compiled = njit_compile(module, fname, args)
-    return _with_index_errors_located(compiled, module) if boundscheck() else compiled
+    compiled = njit_compile(module, fname, args, check=check)
+    return _with_index_errors_located(compiled, module) if boundscheck(check) else compiled

@@ -23,12 +23,12 @@ PRANGE_ONLY = {"prange": True, "numpy": False, "setitem": False, "comprehension"
 
 # Division by zero gives inf or nan, as in NumPy (the numpy backend), not ZeroDivisionError: a derivative
 # at a domain edge (sqrt at 0, arcsin at 1) is inf there, as NumPy's is.
-def _compile_helpers(module, fname):
+def _compile_helpers(module, fname, check=None):
     """Other generated functions in the module (the jvp behind a Jacobian) are compiled too, and
     replace their Python versions, so the compiled entry point can call them."""
     for attr, value in list(vars(module).items()):
         if attr != fname and inspect.isfunction(value) and value.__module__ == module.__name__:
-            setattr(module, attr, numba.njit(cache=True, error_model="numpy", boundscheck=boundscheck())(value))
+            setattr(module, attr, numba.njit(cache=True, error_model="numpy", boundscheck=boundscheck(check))(value))
 
 
 @contextlib.contextmanager
@@ -45,18 +45,19 @@ def _quiet_performance_hints():
         yield
 
 
-def compile_function(module, fname, args, nogil=False, prange=True):
+def compile_function(module, fname, args, nogil=False, prange=True, check=None):
     """``nogil=True`` releases the GIL while the function runs, so threads run it in parallel (pmap's
     shards); ``prange=False`` runs numba.prange loops as plain loops (each shard has its own core).
-    A module is compiled with one set of options: Numba's cache index does not tell them apart."""
-    _compile_helpers(module, fname)
+    A module is compiled with one set of options: Numba's cache index does not tell them apart.
+    ``check``: bounds checks (see ``backends.boundscheck``)."""
+    _compile_helpers(module, fname, check)
     py = getattr(module, fname)
     dispatcher = getattr(module, "__njit_" + fname, None)
     if dispatcher is None:
         # a vmap driver's numba.prange loop runs on all cores
         threaded = prange and "numba.prange" in getattr(module, "__transpyle_text__", "")
         dispatcher = numba.njit(cache=True, nogil=nogil, parallel=PRANGE_ONLY if threaded else False,
-                                error_model="numpy", boundscheck=boundscheck())(py)
+                                error_model="numpy", boundscheck=boundscheck(check))(py)
         setattr(module, "__njit_" + fname, dispatcher)
     try:
         sig = tuple(numba.typeof(a) for a in args)
