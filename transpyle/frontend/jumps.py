@@ -70,6 +70,7 @@ class _Lowering:
     def __init__(self, ctx):
         self.ctx = ctx
         self.ret_flag = None       # set when the function has a non-final return
+        self.procedure = False     # every return is bare: no value to carry to the end
         self.loops = []            # stack of dicts: {'brk': name or None, 'cont': name or None}
 
     # flags a statement may set that end the enclosing block early
@@ -106,6 +107,8 @@ class _Lowering:
         if isinstance(s, gast.Return):
             if self.ret_flag is None:
                 return [s]
+            if self.procedure:
+                return [gast.copy_location(assign(self.ret_flag, const(True)), s)]
             value = s.value if s.value is not None else const(None)
             return [gast.copy_location(assign("_retval", value), s),
                     gast.copy_location(assign(self.ret_flag, const(True)), s)]
@@ -181,7 +184,8 @@ def returns_nothing(tree):
     (a generator is not one: resolve refuses its ``yield``)."""
     nodes = [n for s in tree.body for n in _walk_no_defs(s)]
     return not any(isinstance(n, (gast.Yield, gast.YieldFrom)) for n in nodes) and \
-        all(n.value is None for n in nodes if isinstance(n, gast.Return))
+        all(n.value is None or (isinstance(n.value, gast.Constant) and n.value.value is None)
+            for n in nodes if isinstance(n, gast.Return))
 
 
 def returns_nothing_error(tree, ctx):
@@ -216,10 +220,13 @@ def run(tree, ctx, callee=False):
     lowering = _Lowering(ctx)
     if not tail_only:
         lowering.ret_flag = ctx.namer.fresh("_ret")
+        # a procedure's early returns only end it: no '_retval = None', a value with no type to infer
+        lowering.procedure = returns_nothing(tree)
     new = lowering.block(body)
     if lowering.ret_flag:
         new.insert(0, gast.copy_location(assign(lowering.ret_flag, const(False)), tree))
-        new.append(gast.copy_location(gast.Return(value=name("_retval")), body[-1]))
+        result = const(None) if lowering.procedure else name("_retval")
+        new.append(gast.copy_location(gast.Return(value=result), body[-1]))
     elif not isinstance(new[-1], gast.Return):
         raise ctx.error(body[-1], f"'{tree.name}' can end without returning a value",
                         hint="end the function with 'return <value>'")
