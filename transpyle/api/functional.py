@@ -7,7 +7,7 @@ import numpy as np
 from . import pytrees as flat
 from .. import tree as pytree
 from ..base.errors import TranspileError
-from .transformed import Transformed, _bind, _kinds, _signature
+from .transformed import Transformed, _bind, _kinds, _numpy_scalars, _signature
 
 
 def _decorator(mode):
@@ -80,7 +80,7 @@ def jvp(fun, primals, tangents, has_aux=False, backend=None):
                              hint="pass floats or float arrays as primals")
     ts = tuple(_tangent_like(primals[i], tangents[i], i) for i in wrt)
     forward = _transformed(fun, "jvp", wrt, has_aux, backend)
-    out, tangent_out = forward._entry(primals, ts)(*primals, *ts)
+    out, tangent_out = _numpy_scalars(forward._entry(primals, ts)(*primals, *ts))
     if has_aux:
         out, aux = out
         return out, tangent_out, aux
@@ -143,6 +143,11 @@ def linearize(fun, *primals, backend=None):
     return out, f_jvp
 
 
+def _copies(values):
+    """``values`` with each array copied."""
+    return tuple(v.copy() if isinstance(v, np.ndarray) else v for v in values)
+
+
 def vjp(fun, *primals, has_aux=False, backend=None):
     """``(out, vjp_fn)`` where ``vjp_fn(ct)`` returns one cotangent per primal (``(out, vjp_fn, aux)``
     with ``has_aux``). The primal is recomputed inside each ``vjp_fn`` call."""
@@ -150,11 +155,15 @@ def vjp(fun, *primals, has_aux=False, backend=None):
         return _vjp_pytrees(fun, primals, has_aux, backend)
     primals = tuple(primals)
     primal = _transformed(fun, "primal", 0, False, backend)
-    out = primal(*primals)
+    pullback = _transformed(fun, "vjp", tuple(range(len(primals))), has_aux, backend)
+    # the primal and each pullback run on copies of the arrays: a function that writes into its
+    # arguments is differentiated at the point it was given, every time (JAX's arrays never change)
+    out = primal(*_copies(primals))
+    if out is None:              # a procedure: the error that says it returns nothing
+        pullback._transform(_kinds(primals))
     aux = None
     if has_aux:
         out, aux = out
-    pullback = _transformed(fun, "vjp", tuple(range(len(primals))), has_aux, backend)
 
     def vjp_fn(ct):
         if isinstance(out, tuple):
@@ -166,7 +175,7 @@ def vjp(fun, *primals, has_aux=False, backend=None):
                                      hint="pass a cotangent shaped like the output")
         else:
             ct = float(ct)
-        return pullback._entry(primals, (ct,))(*primals, ct)
+        return _numpy_scalars(pullback._entry(primals, (ct,))(*_copies(primals), ct))
 
     return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
 
