@@ -1,7 +1,8 @@
 """``import transpyle.numpy as jnp``: the NumPy names the transforms support, for code ported from
 JAX. They are NumPy's own functions (so the code also runs as plain NumPy); ``docs/subset.md`` lists
 them. The functional update ``x.at[idx].set(v)`` (``.add``, ``.multiply``, ``.min``, ``.max``) is
-accepted in transformed code: a copy of ``x`` with that part replaced."""
+accepted in transformed code: a copy of ``x`` with that part replaced. Called eagerly, the functions
+return ``Array``, NumPy arrays with that update too (``base/arrays``)."""
 import types as _types
 
 import numpy as _np
@@ -22,3 +23,20 @@ for _name in ("pi", "e", "inf", "nan", "newaxis", "ndarray", "float64", "float32
 
 linalg = _types.SimpleNamespace(norm=_np.linalg.norm)
 __all__.append("linalg")
+
+
+# Last, so that every name above is covered: eager calls return arrays with JAX's ``.at`` updates
+# (``base/arrays``); transformed code reads the NumPy function behind each wrapper.
+from .base import arrays as _arrays  # noqa: E402
+
+
+def _eager_namespace(names, namespace):
+    for _n in names:
+        _obj = namespace[_n]
+        if isinstance(_obj, _types.SimpleNamespace):
+            _eager_namespace(list(vars(_obj)), vars(_obj))
+        elif callable(_obj) and not isinstance(_obj, type) and not isinstance(_obj, _arrays.EagerFunction):
+            namespace[_n] = _arrays.eager(_obj)
+
+
+_eager_namespace(__all__, globals())

@@ -20,6 +20,7 @@ import gast
 
 from ..base.version import __version__
 from ..base import cuda_api
+from ..base.arrays import library_object
 from .. import pipeline
 from ..base.ast_utils import comment, to_source
 from ..base.errors import TranspileError
@@ -231,6 +232,7 @@ def reduction(fun, kinds):
         known, obj = src.lookup(fname.split(".")[0])
         for part in fname.split(".")[1:]:
             obj = getattr(obj, part, None)
+        obj = library_object(obj)
         how = {id(np.sum): "sum", id(np.mean): "mean"}.get(id(obj)) if known else None
     if how is None or len(total.args) != 1 or total.keywords:
         raise _reduced_error(src, ret, "this return value is not np.sum(...) or np.mean(...) of one array")

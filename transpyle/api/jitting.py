@@ -1,7 +1,8 @@
 """``jit``: a function compiled as it is, specialized on its static arguments (``Jitted``)."""
 from . import pytrees as flat
+from ..base.arrays import plain
 from ..base.errors import TranspileError
-from .transformed import Transformed, _bind
+from .transformed import Transformed, _arguments
 from .vmapping import Vmapped
 
 
@@ -21,24 +22,26 @@ class Jitted(Transformed):
         self.params = params
 
     def __call__(self, *args, **kwargs):
-        args = _bind(self.fun, self.signature, args, kwargs)
         if not self.static:
-            return super().__call__(*args)
-        static = {}
+            return super().__call__(*args, **kwargs)
+        given, static = _arguments(self.fun, self.signature, args, kwargs)     # defaults are static
         for i in self.static:
-            value = args[i]
+            pname = self.params[i]
+            if pname not in given:
+                continue
+            value = given.pop(pname)
             try:
                 hash(value)
             except TypeError:
-                raise TranspileError(f"static argument '{self.params[i]}' of '{self.fun.__name__}' has the "
+                raise TranspileError(f"static argument '{pname}' of '{self.fun.__name__}' has the "
                                      f"unhashable type {type(value).__name__}",
                                      hint="static arguments must be hashable (use a tuple instead of a list "
                                           "or array), or make the argument non-static") from None
-            static[self.params[i]] = value
-        dynamic = tuple(a for i, a in enumerate(args) if i not in self.static)
+            static[pname] = value
+        dynamic = tuple(given.values())
         if flat.needs_flattening(self.fun, dynamic):
             return self._call_flat(dynamic, static)
-        return self._entry(dynamic, static=static)(*dynamic)
+        return self._run(self._entry(tuple(map(plain, dynamic)), static=static), dynamic)[1]
 
     def _flatten(self, treedefs, static=None):
         if not static:

@@ -62,7 +62,7 @@ def flat_source(fun, treedefs, has_aux, static=None):
     ``static`` (jit) maps static parameters to their values: they are bound first, so the structure
     pass sees a function passed statically (``grad(fn)(params)``) as that function; ``treedefs``
     are then those of the other parameters."""
-    key = (fun, treedefs, has_aux, tuple((static or {}).items()))
+    key = (fun, treedefs, has_aux, static_key(static))
     if key not in _FLAT_SOURCES:
         unit = read_function(fun)
         if static:
@@ -71,6 +71,19 @@ def flat_source(fun, treedefs, has_aux, static=None):
         trees = {p: td for p, td in zip(params, treedefs) if not td.is_leaf}
         _FLAT_SOURCES[key] = flatten_function(unit, trees, pair=has_aux)
     return _FLAT_SOURCES[key]
+
+
+def static_key(static):
+    """What identifies the values bound into a function (static arguments, defaults) in a cache key:
+    the hashable values themselves, others (a default array) by identity, as the function holds them."""
+    key = []
+    for pname, value in (static or {}).items():
+        try:
+            hash(value)
+        except TypeError:
+            value = ("id", id(value))
+        key.append((pname, value))
+    return tuple(key)
 
 
 def wrt_tree(treedefs, argnums, tuple_argnums):

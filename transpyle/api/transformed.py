@@ -17,6 +17,7 @@ from .. import pipeline
 from ..backends import choose, compile_function, spelled_for
 from ..backends.compile_time import compile_guarded
 from ..backends.cache import load_module
+from ..base.arrays import Array, as_array, plain
 from ..base.errors import TranspileError
 from ..frontend.source import FunctionSource, read_function
 from ..base.kinds import kind_of_value
@@ -42,6 +43,27 @@ def _bind(fun, signature, args, kwargs):
     return tuple(bound.args)
 
 
+def _arguments(fun, signature, args, kwargs):
+    """(the arguments passed, by parameter name in the order of the parameters; the parameters left to
+    their defaults -> those defaults). Defaults are values of the function, as in Python: they are bound
+    into its code like static arguments (``pipeline.specialize``), never passed in."""
+    if signature is None:
+        return dict(enumerate(args)), {}
+    if not kwargs and len(args) == len(signature.parameters):
+        return dict(zip(signature.parameters, args)), {}
+    try:
+        bound = signature.bind(*args, **kwargs)
+    except TypeError as exc:
+        raise TranspileError(f"{getattr(fun, '__name__', fun)}: {exc}", hint="check the call's arguments") from None
+    given, defaults = {}, {}
+    for pname, param in signature.parameters.items():
+        if pname in bound.arguments:
+            given[pname] = bound.arguments[pname]
+        elif param.default is not param.empty:
+            defaults[pname] = param.default
+    return given, defaults
+
+
 def _signature(fun):
     try:
         return inspect.signature(fun)
@@ -49,7 +71,7 @@ def _signature(fun):
         return None
 
 
-_FAST_TYPES = (np.ndarray, float, int, bool, np.float64, np.float32, np.int64, np.complex128, complex)
+_FAST_TYPES = (np.ndarray, Array, float, int, bool, np.float64, np.float32, np.int64, np.complex128, complex)
 
 
 def _fast_key(a):
@@ -57,9 +79,49 @@ def _fast_key(a):
     t = type(a)
     if t is np.ndarray:
         return (a.dtype, a.ndim)
+    if t is Array:
+        return (a.dtype, a.ndim, Array)
     if t in _FAST_TYPES:
         return t
     raise TypeError
+
+
+_NUMPY_SCALARS = {float: np.float64, int: np.int64, bool: np.bool_, complex: np.complex128}
+
+
+def _numpy_scalars(out):
+    """``out`` with Python numbers made NumPy scalars (as JAX returns arrays, every result has ``.shape``,
+    ``.dtype`` and ``.item()``)."""
+    to = _NUMPY_SCALARS.get(type(out))
+    if to is not None:
+        return to(out)
+    return tuple(map(_numpy_scalars, out)) if type(out) is tuple else out
+
+
+def _holds_scalars(out):
+    """Whether ``out`` is a number or a tuple holding one (its kinds say so; whether the number is a
+    Python or a NumPy one may depend on the values on the numpy backend)."""
+    return np.isscalar(out) or type(out) is tuple and any(map(_holds_scalars, out))
+
+
+def _returning(entry, args, out):
+    """(``entry`` as later calls with arguments of these types use it, its result ``out`` as returned).
+    ``Array`` arguments reach compiled code as plain arrays and array results come back as ``Array``; Python
+    numbers come back as NumPy scalars. What to convert is decided once, from the first result: an entry
+    that returns arrays for plain arrays is used as it is."""
+    if any(type(a) is Array for a in args):
+        compiled = entry
+
+        def entry(*args):
+            return as_array(compiled(*map(plain, args)))
+        out = as_array(out)
+    if _holds_scalars(out):
+        returns_python = entry
+
+        def entry(*args):
+            return _numpy_scalars(returns_python(*args))
+        out = _numpy_scalars(out)
+    return entry, out
 
 
 def _ct_key(ct):
@@ -140,7 +202,7 @@ class Transformed:
         ``static`` maps parameters specialized away (jit) to their values."""
         kinds = _kinds(args)
         backend = self.backend_name
-        key = (kinds, backend, tuple(_ct_key(e) for e in extra), tuple((static or {}).items()))
+        key = (kinds, backend, tuple(_ct_key(e) for e in extra), flat.static_key(static))
         entry = self._compiled.get(key)
         if entry is None and backend == "cuda" and self.mode in ("grad", "value_and_grad"):
             self._check_argnums(len(args))
@@ -199,20 +261,28 @@ class Transformed:
                 pass
             else:
                 return entry(*args)
-        args = tuple(_bind(self.fun, self.signature, args, kwargs))
+        given, defaults = _arguments(self.fun, self.signature, args, kwargs)
+        args = tuple(given.values())
         if flat.needs_flattening(self.fun, args):
-            return self._call_flat(args)
-        entry = self._entry(args)
+            return self._call_flat(args, defaults)
+        entry, out = self._run(self._entry(tuple(map(plain, args)), static=defaults), args)
+        # without keywords, the number of arguments says which parameters keep their defaults
         if not kwargs and all(type(a) in _FAST_TYPES for a in args):
             self._fast[tuple(map(_fast_key, args))] = entry
-        return entry(*args)
+        return out
+
+    @staticmethod
+    def _run(entry, args):
+        """(the entry for later calls with arguments of these types, the result of this call: see
+        ``_returning``)."""
+        return _returning(entry, args, entry(*map(plain, args)))
 
 
     # -- pytree arguments ------------------------------------------------------------------------
     def _call_flat(self, args, static=None):
         """``self(*args)`` for pytree arguments: the flat transform on the leaves, results rebuilt."""
         leaves, treedefs = flat.flatten_args(args)
-        key = (treedefs, tuple((static or {}).items()))
+        key = (treedefs, flat.static_key(static))
         if key not in self._flat:
             self._flat[key] = self._flatten(treedefs, static)[:2]
         flat_transform, out_tree = self._flat[key]
@@ -222,12 +292,12 @@ class Transformed:
         """(this transform of the function with pytree arguments flattened into leaves, the structure
         of its result, and how the flat transform lays that result out: see ``flat.layout_of``)."""
         if isinstance(self.fun, Transformed):
-            source, fun_out, fun_layout = self.fun._flatten(treedefs)
+            source, fun_out, fun_layout = self.fun._flatten(treedefs, static)
             if not flat.is_flat(fun_layout) and self.mode not in ("primal", "vmap"):
                 raise TranspileError(f"{self.mode} of {self.fun.mode} of a function of pytrees is not supported",
                                      hint="apply the transforms to a function of arrays")
         else:
-            source, fun_out = flat.flat_source(self.fun, treedefs, self.has_aux)
+            source, fun_out = flat.flat_source(self.fun, treedefs, self.has_aux, static)
             fun_out, fun_layout = flat.function_result(fun_out, self.has_aux)
         return self._flat_transform(source, treedefs, fun_out, fun_layout)
 

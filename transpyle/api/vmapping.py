@@ -4,8 +4,9 @@ import numpy as np
 
 from . import pytrees as flat
 from .. import pipeline
+from ..base.arrays import plain
 from ..base.errors import TranspileError
-from .transformed import Transformed, _bind, _kernel, _kinds, _lanes
+from .transformed import Transformed, _arguments, _kernel, _kinds, _lanes
 
 
 class Vmapped(Transformed):
@@ -39,17 +40,18 @@ class Vmapped(Transformed):
         return pipeline.transform(self.fun, "vmap", (), kinds, static=static, **dict(options, strategy="loop"))
 
     def __call__(self, *args, **kwargs):
-        args = tuple(_bind(self.fun, self.signature, args, kwargs))
+        given, defaults = _arguments(self.fun, self.signature, args, kwargs)   # defaults are not batched
+        args = tuple(given.values())
         if flat.needs_flattening(self.fun, args):
-            return self._call_flat(args)
+            return self._call_flat(args, defaults)
         self._check_batch(args)
-        return self._entry(args)(*args)
+        return self._run(self._entry(tuple(map(plain, args)), static=defaults), args)[1]
 
     def _entry(self, args, extra=(), static=None):
         if self.backend_name != "cuda":
             return super()._entry(args, extra, static)
         kinds = _kinds(args)
-        key = (kinds, "cuda", tuple((static or {}).items()))
+        key = (kinds, "cuda", flat.static_key(static))
         entry = self._compiled.get(key)
         if entry is None:          # a kernel module: see transpyle/api/gpu.py
             from . import gpu

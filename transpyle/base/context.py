@@ -63,15 +63,16 @@ class Context:
     transform_call: object = None
 
     def capture(self, unit, name, value):
-        """The parameter name under which the global array ``name`` of ``unit`` is passed in.
+        """The parameter name under which the global array ``name`` of ``unit`` (or the array an
+        attribute chain ``self.W`` reads) is passed in.
 
-        ``captured`` maps (function, name) -> (parameter, getter, value); the pipeline appends
-        the parameters to the generated function and the API passes the current values."""
-        code = unit.func.__code__
-        key = (unit.func if name in code.co_freevars else id(unit.func.__globals__), name)
+        ``captured`` maps (function, name) -> (parameter, getter, value) (``unit.capture_key``); the
+        pipeline appends the parameters to the generated function and the API passes the current values."""
+        key = unit.capture_key(name)
         if key not in self.captured:
             # the transformed function's own free names are reserved for exactly this use
-            param = name if unit is self.source else self.namer.exact_or_fresh(name)
+            plain = "." not in name
+            param = name if unit is self.source and plain else self.namer.exact_or_fresh(name.replace(".", "_"))
             self.captured[key] = (param, unit.getter(name), value)
         return self.captured[key][0]
 

@@ -65,6 +65,7 @@ class _Inliner:
                                  hint="write the recursion as a loop")
         self.stack.append(ident)
         tree = self._bind_functions(tree, stmt.value)
+        tree = _bind_flags(tree, stmt.value)
         tree = self.prepare(tree, unit)
         tree.body = self.block(tree.body)
         self.stack.pop()
@@ -139,6 +140,22 @@ class _Inliner:
             new_body.append(gast.copy_location(assign(targets.id, ret_value), stmt))
         # a helper returning None is called for its writes into its arguments: its value is never read
         return new_body
+
+
+def _bind_flags(tree, call):
+    """Parameters that receive None or a string (passed, or left to such a default) and that the callee
+    never rebinds are replaced in its body before it is normalized, so ``if q is None:`` and
+    ``if mode == "relu":`` are decided when it is inlined, as for static arguments."""
+    params = [a.id for a in tree.args.args]
+    values = dict(zip(params[len(params) - len(tree.args.defaults):], tree.args.defaults))
+    values.update(zip(params, call.args))
+    values.update({kw.arg: kw.value for kw in call.keywords})
+    rebound = stored_names(tree.body)
+    subs = {p: v for p, v in values.items() if p not in rebound and isinstance(v, gast.Constant) and
+            (v.value is None or isinstance(v.value, str))}
+    if subs:
+        tree.body = [substitute(s, subs) for s in tree.body]
+    return tree
 
 
 def _forward_tuples(stmts):

@@ -258,6 +258,10 @@ class _Normalizer(LoopNormalization, ShortCircuitNormalization, WriteNormalizati
             elif isinstance(s.value, gast.Call) and (_call_name(s.value) in self.ctx.functions or
                                                      _call_name(s.value) in self.local_functions):
                 self.atom(s.value, out)       # a helper called for its in-place writes
+            elif isinstance(s.value, gast.Call) and _call_name(s.value) == "print" and not s.value.keywords:
+                # jit keeps print (resolve drops it elsewhere): it prints the values at each call
+                args = [a if isinstance(a, gast.Constant) else self.atom(a, out) for a in s.value.args]
+                out.append(self.located(gast.Expr(value=gast.Call(func=name("print"), args=args, keywords=[])), s))
             elif not isinstance(s.value, gast.Constant):
                 raise self.ctx.error(s, "an expression whose value is discarded has no effect here",
                                      hint="assign its value or remove it")

@@ -7,6 +7,7 @@ The spellings of library objects, methods and attributes are in ``spellings``, t
 body in ``transform_calls``, the refused syntax in ``unsupported_syntax``; at-updates (``x.at[i].set(v)``,
 ``functional_updates``) are kept as written for normalize to spell out.
 """
+import math
 import types
 import warnings
 
@@ -14,6 +15,8 @@ import gast
 import numba
 import numpy as np
 
+from .. import runtime
+from ..base.arrays import library_object
 from ..base.ast_utils import const, dotted, name, parse_expr, stored_names
 from ..rules.primitives import call_object
 from .custom import CustomRule
@@ -22,10 +25,13 @@ from ..rules.matrices import composite, multi_output
 from ..rules.rewrites import call_rewrite, subscript_rewrite
 from ..rules.writes import writer_of
 from .functional_updates import at_update
-from .source import FunctionSource, is_user_function, read_function
+from .source import FunctionSource, imported_names, is_user_function, read_function
 from .spellings import ATTRIBUTE_CALLS, library_name, method_call, multi_output_call, spelling_of
 from .transform_calls import TransformCalls
 from .unsupported_syntax import refuse_unsupported
+
+#: the modules canonical spellings name (``np.sin``), which code resolved once may hold
+_CANONICAL = {"np": np, "math": math, "rt": runtime}
 
 #: attribute of a nested def/lambda: the enclosing function's local names it may read
 ENCLOSING_ATTR = "transpyle_enclosing"
@@ -37,6 +43,8 @@ class _Resolver(TransformCalls, gast.NodeTransformer):
         self.unit = unit            # the FunctionSource whose namespace applies
         self.locals = set(local_names)
         self.static_values = {}     # local name -> transform built at transform time (g = grad(loss))
+        self.nested_defs = {}       # def in the body -> its definition as written (transforms of closures)
+        self.never_none = set()     # parameters the body never rebinds: `p is None` is False
 
     # -- statements ---------------------------------------------------------------------------
     def generic_visit(self, node):
@@ -45,6 +53,7 @@ class _Resolver(TransformCalls, gast.NodeTransformer):
 
     def visit_FunctionDef(self, node):
         # a nested helper: registered for inlining, resolved with the enclosing namespace
+        self._remember_nested(node)
         inner_locals = local_names(node)
         # names of the enclosing function it reads (closures); kept for its resolution when inlined
         setattr(node, ENCLOSING_ATTR, set(self.locals))
@@ -64,10 +73,11 @@ class _Resolver(TransformCalls, gast.NodeTransformer):
         return node
 
     def visit_Expr(self, node):
-        # bare calls like print(...) have no effect on derivatives; asserts are dropped too
+        # bare calls like print(...) have no effect on derivatives: jit runs them at each call, the other
+        # transforms drop them; asserts are dropped too
         if isinstance(node.value, gast.Call) and isinstance(node.value.func, gast.Name) and \
                 node.value.func.id == "print" and "print" not in self.locals:
-            return None
+            return self.generic_visit(node) if self.ctx.mode == "primal" else None
         if isinstance(node.value, gast.Constant):      # docstrings
             return None
         return self.generic_visit(node)
@@ -75,9 +85,24 @@ class _Resolver(TransformCalls, gast.NodeTransformer):
     def visit_Assert(self, node):
         return None
 
+    def visit_Import(self, node):
+        # an import in the body binds its names for the rest of the body, as at module level
+        try:
+            self.unit.namespace.update(imported_names(node, self.unit.namespace))
+        except ImportError as exc:
+            raise self.ctx.error(node, str(exc), hint="import a module that is installed") from None
+        return None
+
+    visit_ImportFrom = visit_Import
+
     # -- folding what is known at transform time (module constants, static arguments) -------------
     def visit_Compare(self, node):
         node = self.generic_visit(node)
+        if len(node.ops) == 1 and isinstance(node.ops[0], (gast.Is, gast.IsNot)) and \
+                isinstance(node.left, gast.Name) and node.left.id in self.never_none and \
+                isinstance(node.comparators[0], gast.Constant) and node.comparators[0].value is None:
+            # a parameter holds an array or a number (None is bound into the code, never passed in)
+            return gast.copy_location(const(isinstance(node.ops[0], gast.IsNot)), node)
         return _fold(node, [node.left] + node.comparators)
 
     def visit_BoolOp(self, node):
@@ -105,6 +130,8 @@ class _Resolver(TransformCalls, gast.NodeTransformer):
                 out.extend(new)
             elif new is not None:
                 out.append(new)
+            if out and isinstance(out[-1], gast.Return):    # the rest is unreachable (a branch folded away)
+                break
         return out
 
     def visit_AugAssign(self, node):
@@ -148,6 +175,8 @@ class _Resolver(TransformCalls, gast.NodeTransformer):
         if head in self.locals:
             return False, None
         found, obj = self.unit.lookup(head)
+        if not found and head in _CANONICAL:     # a body resolved before (a def in the body, inlined)
+            found, obj = True, _CANONICAL[head]
         if not found:
             raise self.ctx.error(node, f"name '{head}' is not defined", construct=head,
                                  hint="define it at module level or pass it as an argument")
@@ -156,7 +185,7 @@ class _Resolver(TransformCalls, gast.NodeTransformer):
                 raise self.ctx.error(node, f"'{chain}' does not exist", construct=chain,
                                      hint="check the spelling")
             obj = getattr(obj, part)
-        return True, obj
+        return True, library_object(obj)       # jnp.sum is np.sum (base/arrays)
 
     def _constant(self, node, obj):
         if obj is None or isinstance(obj, (bool, int, float, complex, str, np.number, np.bool_)):
@@ -176,10 +205,11 @@ class _Resolver(TransformCalls, gast.NodeTransformer):
         if folded is not None:
             return folded
         if isinstance(obj, np.ndarray):
-            if obj.dtype.kind not in "fcib" or obj.ndim == 0:
-                raise self.ctx.error(node, f"the global array '{node.id}' ({obj.dtype}, rank {obj.ndim}) "
-                                     "cannot be captured", hint="pass it as an argument of the function")
-            return gast.copy_location(name(self.ctx.capture(self.unit, node.id, obj)), node)
+            return self._captured(node, node.id, obj)
+        if isinstance(obj, type) and issubclass(obj, np.generic):     # a dtype under any name (dtype=np.float32)
+            return gast.copy_location(parse_expr(f"np.{obj.__name__}"), node)
+        if obj in (float, int, bool, complex):           # as a value, a Python type is NumPy's dtype of it
+            return gast.copy_location(parse_expr(f"np.{np.dtype(obj).type.__name__}"), node)
         if isinstance(obj, types.ModuleType) or isinstance(obj, type):
             return node            # used as a prefix or a dtype; checked where it is used
         if is_user_function(getattr(obj, "py_func", obj)) or hasattr(obj, "generated_function") or \
@@ -187,6 +217,13 @@ class _Resolver(TransformCalls, gast.NodeTransformer):
             return self._function_value(node, obj)   # passed to a helper that calls it: inlined there
         raise self.ctx.error(node, f"'{node.id}' ({type(obj).__name__}) cannot be used as a value here",
                              hint="only numbers, arrays and calls are supported as values")
+
+    def _captured(self, node, label, obj):
+        """A module-level array (or one an attribute chain reads: ``self.W``), passed in at every call."""
+        if obj.dtype.kind not in "fcib" or obj.ndim == 0:
+            raise self.ctx.error(node, f"the global array '{label}' ({obj.dtype}, rank {obj.ndim}) "
+                                 "cannot be captured", hint="pass it as an argument of the function")
+        return gast.copy_location(name(self.ctx.capture(self.unit, label, obj)), node)
 
     def visit_Subscript(self, node):
         # a library object indexed like an array (np.mgrid[0:3, 0:4]): written with primitives
@@ -209,6 +246,8 @@ class _Resolver(TransformCalls, gast.NodeTransformer):
                 return folded
             if isinstance(obj, type) and issubclass(obj, np.generic):
                 return parse_expr(f"np.{obj.__name__}")
+            if isinstance(obj, np.ndarray) and isinstance(node.ctx, gast.Load):    # self.W, data.X
+                return self._captured(node, chain, obj)
             raise self.ctx.error(node, f"'{chain}' cannot be used as a value here",
                                  hint=f"call it; to pass it to a helper, wrap it: lambda v: {chain}(v)")
         node.value = self.visit(node.value)
@@ -224,6 +263,10 @@ class _Resolver(TransformCalls, gast.NodeTransformer):
                              hint="supported array attributes: .shape .size .ndim .dtype .T .mT .real .imag")
 
     def visit_Call(self, node):
+        if isinstance(node.func, gast.Name) and node.func.id in ("map", "list") and node.args:
+            mapped = self._map_call(node)         # map(f, xs): vmap(f)(xs)
+            if mapped is not None:
+                return mapped
         node.args = [self.visit(a) for a in node.args]
         for kw in node.keywords:
             kw.value = self.visit(kw.value)
@@ -252,6 +295,9 @@ class _Resolver(TransformCalls, gast.NodeTransformer):
             raise self.ctx.error(node, "this call cannot be resolved", hint="call a function by its name")
         if obj in (range, enumerate, zip):
             return node
+        stacked = self._stacked_map(node, obj)
+        if stacked is not None:
+            return stacked
         if obj is numba.prange:          # a parallel loop is a loop to every transform
             node.func = name("range")
             return node
@@ -362,6 +408,7 @@ def run(tree, ctx, unit=None):
         raise ctx.error(tree, "*args and **kwargs are not supported", construct=f"def {tree.name}",
                         hint="list the parameters explicitly")
     resolver = _Resolver(ctx, unit, local_names(tree) | getattr(tree, ENCLOSING_ATTR, set()))
+    resolver.never_none = {a.id for a in tree.args.args} - stored_names(tree.body)
     tree.body = resolver.block(tree.body)
     tree.args.defaults = [resolver.visit(d) for d in tree.args.defaults]
     return tree

@@ -2,12 +2,14 @@
 import ast
 import builtins
 import hashlib
+import importlib
 import inspect
 import linecache
 import os
 import re
 import textwrap
 import types
+import dataclasses
 from dataclasses import dataclass, field
 
 import gast
@@ -24,20 +26,55 @@ class FunctionSource:
     filename: str
     namespace: dict = field(default_factory=dict)   # globals, then closure cells
     text: str = ""               # the dedented source text (part of the cache key)
+    # names bound to values when the function was read (a method's instance, static arguments,
+    # defaults not passed, the arrays a generated function was given): name -> (capture key, getter)
+    bound: dict = field(default_factory=dict)
 
     @property
     def name(self):
         return self.tree.name
 
     def getter(self, name):
-        """A function returning the current value of the global or closure variable ``name``
-        (captured arrays are read at every call, as Python would)."""
+        """A function returning the current value of the global or closure variable ``name``, or of
+        an attribute chain ``model.W`` (captured arrays are read at every call, as Python would)."""
+        head, *rest = name.split(".")
+        get = self._head_getter(head)
+        if not rest:
+            return get
+
+        def attribute():
+            obj = get()
+            for part in rest:
+                obj = getattr(obj, part)
+            return obj
+        return attribute
+
+    def _head_getter(self, name):
+        if name in self.bound:
+            return self.bound[name][1]
         code = getattr(self.func, "__code__", None)
         if code is not None and self.func.__closure__ and name in code.co_freevars:
             cell = self.func.__closure__[code.co_freevars.index(name)]
             return lambda: cell.cell_contents
         scope = self.func.__globals__
         return lambda: scope[name]
+
+    def capture_key(self, name):
+        """What a captured array read as ``name`` (a name or an attribute chain) is, across the functions
+        inlined into one transform: the same global or closure variable read twice is passed in once."""
+        head, _, rest = name.partition(".")
+        if head in self.bound:
+            return self.bound[head][0] + ((rest,) if rest else ())
+        code = getattr(self.func, "__code__", None)
+        if code is not None and head in code.co_freevars:
+            return (getattr(self.func, "__func__", self.func), name)
+        return (id(self.func.__globals__), name)
+
+    def bind(self, values):
+        """This function with parameters or free names bound to ``values`` (name -> value): they are
+        read like module constants (arrays among them are passed in at every call)."""
+        bound = {n: (("bound", id(v), n), lambda v=v: v) for n, v in values.items()}
+        return dataclasses.replace(self, namespace={**self.namespace, **values}, bound={**self.bound, **bound})
 
     def lookup(self, name):
         if name in self.namespace:
@@ -51,10 +88,47 @@ def is_user_function(obj, library=("transpyle.lax",)):
     """Whether ``obj`` is Python code the transforms read and inline: a plain function that is not
     numpy's, math's or transpyle's own, except the transpyle modules in ``library`` (lax is written
     as plain Python to be inlined)."""
+    obj = python_callable(obj)
     module = getattr(obj, "__module__", "") or ""
     if module.startswith("transpyle") and module not in library:
         return False
     return isinstance(obj, types.FunctionType) and not module.startswith(("numpy", "math"))
+
+
+def python_callable(obj):
+    """The Python function behind ``obj``: a method's function, the ``__call__`` of an object whose
+    class defines one in Python (a model called like a function); ``obj`` itself otherwise."""
+    if isinstance(obj, types.MethodType):
+        return obj.__func__
+    call = getattr(type(obj), "__call__", None)
+    library = (getattr(type(obj), "__module__", "") or "").startswith(("transpyle", "numpy", "numba"))
+    if isinstance(call, types.FunctionType) and not isinstance(obj, type) and not library:
+        return call
+    return obj
+
+
+def imported_names(node, namespace):
+    """The names an import statement in a function's body binds (name -> module or object); relative
+    imports are taken from the package of the function's module (``namespace`` holds its globals)."""
+    if isinstance(node, gast.Import):
+        out = {}
+        for alias in node.names:
+            module = importlib.import_module(alias.name)
+            head = alias.name.split(".")[0]
+            out[alias.asname or head] = module if alias.asname else importlib.import_module(head)
+        return out
+    package = namespace.get("__package__")
+    base = importlib.import_module("." * node.level + (node.module or ""), package) if node.level else \
+        importlib.import_module(node.module)
+    out = {}
+    for alias in node.names:
+        if alias.name == "*":
+            raise ImportError("'from ... import *' in a function body binds names Python cannot list here")
+        try:
+            out[alias.asname or alias.name] = getattr(base, alias.name)
+        except AttributeError:
+            out[alias.asname or alias.name] = importlib.import_module(f"{base.__name__}.{alias.name}")
+    return out
 
 
 def _namespace(func):
@@ -79,9 +153,13 @@ def _find_lambda(tree, func):
 
 def read_function(func):
     """Parse ``func`` into a FunctionSource, or raise a TranspileError saying why not."""
+    if isinstance(func, FunctionSource):
+        return func
     func = getattr(func, "py_func", func)       # a Numba dispatcher: read its Python function
     if hasattr(func, "transpyle_source"):       # a function with a custom derivative rule (custom.py)
         return func.transpyle_source()
+    if python_callable(func) is not func:
+        return _read_method(func)
     name = getattr(func, "__name__", repr(func))
     if not inspect.isfunction(func):
         raise TranspileError(
@@ -128,6 +206,24 @@ def read_function(func):
     else:
         filename = _locate_in_user_source(tree, filename, *origin)
     return FunctionSource(func=func, tree=tree, filename=filename, namespace=_namespace(func), text=text)
+
+
+def _read_method(obj):
+    """A bound method (``model.loss``) or an object called like a function (its ``__call__``): the
+    function with its first parameter bound to the instance, which the transforms take as a constant
+    of the function, as JAX does (arrays read from it, ``self.W``, are passed in at every call)."""
+    method = obj if isinstance(obj, types.MethodType) else obj.__call__
+    unit = read_function(method.__func__)
+    args = unit.tree.args
+    if not args.args:
+        raise TranspileError(f"'{unit.name}' takes no 'self' parameter", construct=unit.name,
+                             hint="transform a function or a method of an instance")
+    this = args.args.pop(0).id
+    if len(args.defaults) > len(args.args):       # a default of the instance's own parameter
+        args.defaults.pop(0)
+    if method is not obj:            # a callable object: the function is named by its class
+        unit.tree.name = f"{type(obj).__name__}_call"
+    return dataclasses.replace(unit.bind({this: method.__self__}), func=method)
 
 
 # ---- generated code read as source: its statements located at the user's lines ----------------------

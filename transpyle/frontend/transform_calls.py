@@ -7,12 +7,49 @@ the inliner). Their arguments must be known at transform time.
 and ``static_values`` and its ``_lookup``.
 """
 import copy
+import dataclasses
+import inspect
 
 import gast
+import numpy as np
 
-from ..base.ast_utils import dotted, name
+from ..base.ast_utils import dotted, loaded_names, name, stored_names
 from ..base.context import DeferredCall
 from .source import read_function
+
+#: attribute of a call that maps a function over arrays (``map(f, xs)``): its results are stacked
+MAPPED_ATTR = "transpyle_mapped"
+
+
+@dataclasses.dataclass
+class Closure:
+    """A def in the body or a lambda given to a transform (``vmap(lambda x: W @ x)``), made a function of
+    its own: the enclosing variables it reads are parameters after its own, passed at each call."""
+    params: int          # its own parameters
+    defaults: list       # the default expressions of its last parameters (read in the enclosing scope)
+    free: list           # the enclosing variables it reads
+
+
+def _closure_options(maker, args, kwargs, closure):
+    """The arguments of a transform of a closure: the enclosing variables are not batched (``in_axes``
+    None for them, and for parameters left to their defaults) and ``argnums`` count from the front."""
+    try:
+        signature = inspect.signature(maker)
+        bound = signature.bind(*args, **kwargs)
+    except (TypeError, ValueError):
+        return args, kwargs
+    required = closure.params - len(closure.defaults)
+    given = bound.arguments
+    if "in_axes" in signature.parameters:
+        axes = given.get("in_axes", signature.parameters["in_axes"].default)
+        if axes is None or isinstance(axes, int):
+            axes = (axes,) * required
+        if isinstance(axes, (tuple, list)):
+            given["in_axes"] = tuple(axes) + (None,) * (closure.params - len(axes) + len(closure.free))
+    if "argnums" in signature.parameters and "argnums" in given:
+        nums = given["argnums"]
+        given["argnums"] = tuple(n % required for n in nums) if isinstance(nums, (tuple, list)) else nums % required
+    return bound.args, bound.kwargs
 
 
 class TransformCalls:
@@ -30,7 +67,13 @@ class TransformCalls:
             return None
         args = [self._static_value(a) for a in call.args]
         kwargs = {kw.arg: self._static_value(kw.value) for kw in call.keywords}
-        return obj(*args, **kwargs)
+        closure = getattr(args[0], "transpyle_closure", None) if args else None
+        if closure is None:
+            return obj(*args, **kwargs)
+        args, kwargs = _closure_options(obj, args, kwargs, closure)
+        built = obj(*args, **kwargs)
+        built.transpyle_closure = closure
+        return built
 
     def _static_value(self, node):
         if isinstance(node, gast.Constant):
@@ -45,6 +88,8 @@ class TransformCalls:
             return tuple(self._static_value(e) for e in node.elts)
         if isinstance(node, gast.Name) and node.id in self.static_values:
             return self.static_values[node.id]
+        if isinstance(node, gast.Lambda) or isinstance(node, gast.Name) and node.id in self.nested_defs:
+            return self._closure_function(node)
         if isinstance(node, gast.Call):
             built = self._transform_call(node)
             if built is not None:
@@ -55,6 +100,70 @@ class TransformCalls:
         raise self.ctx.error(node, "the arguments of a transform inside transformed code must be known when it "
                              "is transformed", hint="pass the function as a static argument (jit static_argnums) "
                                                     "or use a module-level function")
+
+    def _remember_nested(self, fdef):
+        """A def in the body as written (before it is resolved): what a transform of it reads."""
+        self.nested_defs[fdef.name] = copy.deepcopy(fdef)
+
+    def _closure_function(self, node):
+        """A lambda or a def of the body given to a transform, as a function of its own (``Closure``): the
+        defs of the body it calls are copied into it, the enclosing variables it reads become parameters."""
+        if isinstance(node, gast.Lambda):
+            ret = gast.copy_location(gast.Return(value=copy.deepcopy(node.body)), node)
+            fdef = gast.FunctionDef(name=self.ctx.namer.fresh("lambda_fn"), args=copy.deepcopy(node.args),
+                                    body=[ret], decorator_list=[], returns=None, type_comment=None,
+                                    type_params=[])
+            gast.copy_location(fdef, node)
+        else:
+            fdef = copy.deepcopy(self.nested_defs[node.id])
+        copied = set()
+        while True:
+            own = {a.id for a in fdef.args.args} | stored_names(fdef.body) | \
+                {s.name for s in fdef.body if isinstance(s, gast.FunctionDef)}
+            helpers = sorted((loaded_names(fdef) - own) & set(self.nested_defs) - copied - {fdef.name})
+            if not helpers:
+                break
+            copied.update(helpers)
+            fdef.body = [copy.deepcopy(self.nested_defs[h]) for h in helpers] + fdef.body
+        reads = (loaded_names(fdef) - own) & self.locals
+        static = {v: self.static_values[v] for v in reads if v in self.static_values}
+        free = sorted(reads - set(static))
+        closure = Closure(len(fdef.args.args), list(fdef.args.defaults), free)
+        fdef.args.defaults = []
+        fdef.args.args += [gast.Name(id=v, ctx=gast.Param(), annotation=None, type_comment=None) for v in free]
+        unit = dataclasses.replace(self.unit, tree=fdef, namespace={**self.unit.namespace, **static})
+        unit.transpyle_closure = closure
+        return unit
+
+    def _map_call(self, node):
+        """``map(f, xs, ...)``, also inside ``list(...)``: f over the first axis of the arrays, as
+        ``vmap(f)(xs, ...)`` (the results stacked into an array, where Python makes a list); None for
+        any other call."""
+        inner = node.args[0] if node.func.id == "list" and len(node.args) == 1 else node
+        if not (isinstance(inner, gast.Call) and isinstance(inner.func, gast.Name) and
+                inner.func.id not in self.locals and self.unit.lookup(inner.func.id)[1] is map) or \
+                node is not inner and self.unit.lookup("list")[1] is not list:
+            return None
+        if len(inner.args) < 2 or inner.keywords:
+            raise self.ctx.error(inner, "map needs a function and at least one array",
+                                 hint="map(f, xs) runs f on each row of xs")
+        fun = self._static_value(inner.args[0])
+        arrays = [self.visit(a) for a in inner.args[1:]]
+        closure = getattr(fun, "transpyle_closure", None)
+        axes = (0,) * len(arrays) + ((None,) * (closure.params - len(arrays) + len(closure.free)) if closure else ())
+        mapped = self.ctx.transform_call(fun, "vmap", (), in_axes=axes)
+        mapped.transpyle_closure = closure
+        call = gast.copy_location(gast.Call(func=name("_"), args=arrays, keywords=[]), node)
+        setattr(call, MAPPED_ATTR, True)
+        return self._deferred(call, mapped)
+
+    def _stacked_map(self, node, obj):
+        """``np.stack(list(map(f, xs)))`` (or ``np.array``, ``np.asarray`` of it): the mapped results are
+        stacked already; None for any other call."""
+        if len(node.args) == 1 and not node.keywords and getattr(node.args[0], MAPPED_ATTR, False) and \
+                obj in (np.stack, np.array, np.asarray, np.vstack):
+            return node.args[0]
+        return None
 
     def _function_value(self, node, obj):
         """A function used as a value (an argument of a helper such as ``lax.fori_loop``): registered
@@ -90,6 +199,15 @@ class TransformCalls:
         if not hasattr(transformed, "generated_function"):
             raise self.ctx.error(node, f"{type(transformed).__name__} cannot be called in transformed code",
                                  hint="call a function or a transformed function")
+        closure = getattr(transformed, "transpyle_closure", None)
+        if closure is not None:         # the closure's defaults not passed, then the enclosing variables it reads
+            if node.keywords:
+                raise self.ctx.error(node, "keyword arguments to a transform of a closure are not supported",
+                                     hint="pass the arguments by position")
+            missing = closure.params - len(node.args)
+            defaults = closure.defaults[len(closure.defaults) - missing:] if missing > 0 else []
+            node.args = list(node.args) + [self.visit(copy.deepcopy(d)) for d in defaults] + \
+                [gast.copy_location(name(v), node) for v in closure.free]
         key = self.ctx.namer.fresh(getattr(transformed, "__name__", "transformed") + "_" + transformed.mode)
         self.ctx.functions[key] = DeferredCall(transformed)
         node.func = name(key)

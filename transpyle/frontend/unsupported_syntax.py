@@ -1,5 +1,5 @@
 """Refused syntax: the statements and expressions transformed code cannot contain (exception handling,
-``with``, ``global``, imports, classes, generators, comprehensions, dicts and sets), each refused with an
+``with``, ``global``, classes, generators, comprehensions, dicts and sets), each refused with an
 error at the user's line that says what to write instead.
 """
 import gast
@@ -10,8 +10,6 @@ _UNSUPPORTED_STATEMENTS = {
     gast.Global: ("global", "pass the value as an argument instead"),
     gast.Nonlocal: ("nonlocal", "pass the value as an argument and return the new one"),
     gast.ClassDef: ("class definition", "define classes outside the function"),
-    gast.Import: ("import", "import at module level"),
-    gast.ImportFrom: ("import", "import at module level"),
     gast.Delete: ("del", "drop the 'del' statement"),
     gast.Raise: ("raise", "check inputs before calling the transformed function"),
     gast.AsyncFunctionDef: ("async def", "use a plain function"),

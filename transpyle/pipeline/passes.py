@@ -73,11 +73,15 @@ def _infer_with_deferred_calls(tree, ctx, job):
             ctx.functions[need.key] = read_function(deferred.transformed.generated_function(need.kinds))
             inline.run(tree, ctx, job.prepare)
             rename.run(tree, ctx)
+            _add_captured_parameters(tree, ctx)     # the arrays the inlined code reads
 
 
 def _add_captured_parameters(tree, ctx):
     """Module-level arrays the code reads become trailing parameters (read afresh at each call)."""
+    present = {a.id for a in tree.args.args}
     for param, _, value in ctx.captured.values():
+        if param in present:
+            continue
         tree.args.args.append(gast.Name(id=param, ctx=gast.Param(), annotation=None, type_comment=None))
         ctx.arg_kinds[param] = kind_of_value(value)
     return tree

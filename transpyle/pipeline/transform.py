@@ -3,9 +3,11 @@ its mode declares (``modes``), and returns the generated function. ``specialize`
 arguments; ``prepare`` is the frontend of a callee being inlined."""
 import copy
 import dataclasses
+import inspect
 import sys
 
 import gast
+import numpy as np
 
 from ..analysis import activity
 from ..base.ast_utils import all_names, assign, const, stored_names
@@ -61,8 +63,8 @@ def transform(func, mode="grad", argnums=(0,), arg_kinds=(), has_aux=False, tupl
     # a function of a generated module (a jvp lifted over directions) is generated code as well
     generated = generated or hasattr(sys.modules.get(getattr(func, "__module__", None)), "__transpyle_text__")
     unit = func if isinstance(func, FunctionSource) else read_function(func)
-    static = static or {}
-    if static:
+    static = _with_defaults(unit, dict(static or {}), len(arg_kinds))
+    if static or unit.tree.args.defaults or unit.tree.args.kwonlyargs:
         unit = specialize(unit, static)
     ctx = Context(source=unit, mode=mode, options={"tuple_argnums": tuple_argnums, "holomorphic": holomorphic,
                                                    "generated": generated})
@@ -131,11 +133,19 @@ def specialize(unit, static):
     the top of the body."""
     tree = copy.deepcopy(unit.tree)
     body_stores = stored_names(tree.body)
-    tree.args.args = [a for a in tree.args.args if a.id not in static]
+    # keyword-only parameters are passed by position like the others
+    tree.args.args = [a for a in tree.args.args + tree.args.kwonlyargs if a.id not in static]
+    tree.args.kwonlyargs, tree.args.kw_defaults = [], []
     tree.args.defaults = []           # every argument is passed explicitly
     overlay = {}
     for pname, value in static.items():
         if pname in body_stores:
+            if isinstance(value, np.ndarray):        # a default array the body rebinds: read under a name of its own
+                held = _unused_name(f"{pname}_default", tree, unit.namespace)
+                overlay[held] = value
+                tree.body.insert(0, gast.copy_location(assign(pname, gast.Name(id=held, ctx=gast.Load(),
+                                                                            annotation=None, type_comment=None)), tree))
+                continue
             if not isinstance(value, (bool, int, float, complex, str, type(None))):
                 raise TranspileError(f"the static argument '{pname}' is reassigned in the body; only numbers "
                                      "can be", filename=unit.filename, lineno=tree.lineno,
@@ -143,7 +153,32 @@ def specialize(unit, static):
             tree.body.insert(0, gast.copy_location(assign(pname, const(value)), tree))
         else:
             overlay[pname] = value
-    return dataclasses.replace(unit, tree=tree, namespace={**unit.namespace, **overlay})
+    return dataclasses.replace(unit.bind(overlay), tree=tree)
+
+
+def _unused_name(base, tree, namespace):
+    taken = all_names(tree) | set(namespace)
+    candidate, n = base, 1
+    while candidate in taken:
+        candidate, n = f"{base}{n}", n + 1
+    return candidate
+
+
+def _with_defaults(unit, static, given):
+    """``static`` and the parameters after the ``given`` ones bound to their defaults (a call in
+    transformed code that leaves them out: ``grad(loss)(w)`` of ``loss(w, lam=0.1)``)."""
+    names = [a.id for a in unit.tree.args.args + unit.tree.args.kwonlyargs if a.id not in static]
+    missing = names[given:]
+    if not missing:
+        return static
+    try:
+        parameters = inspect.signature(unit.func).parameters
+    except (TypeError, ValueError):
+        return static
+    defaults = {p: parameters[p].default for p in missing if p in parameters}
+    if len(defaults) < len(missing) or any(v is inspect.Parameter.empty for v in defaults.values()):
+        return static               # the check of the number of arguments says what is missing
+    return {**static, **defaults}
 
 
 def _check_scalar_output(ctx, tree, ret, has_aux):
@@ -177,21 +212,27 @@ def generated_function(fun, mode, argnums, kinds, **options):
 
 
 def loaded(fun, fname, tree, ctx):
-    """The generated function ``fname`` (``tree``, of a transform of ``fun``) from its NumPy module."""
-    if ctx.captured:
-        raise TranspileError(f"'{getattr(fun, '__name__', fun)}' reads module-level arrays "
-                             f"({', '.join(p for p, _, _ in ctx.captured.values())}); transforms of its "
-                             "transform cannot pass them", hint="pass the arrays as arguments")
-    return getattr(load_module(module_source(tree, ctx), fname), fname)
+    """The generated function ``fname`` (``tree``, of a transform of ``fun``) from its NumPy module. The
+    module-level arrays the code reads (``ctx.captured``) stay free names of the function, bound to those
+    arrays: the transform that reads it captures them in turn (reads them afresh at each of its calls)."""
+    if not ctx.captured:
+        return getattr(load_module(module_source(tree, ctx), fname), fname)
+    captured = {param: (key, getter, value) for key, (param, getter, value) in ctx.captured.items()}
+    tree = copy.copy(tree)
+    tree.args = copy.copy(tree.args)
+    tree.args.args = [a for a in tree.args.args if a.id not in captured]
+    unit = read_function(getattr(load_module(module_source(tree, ctx), fname), fname))
+    return dataclasses.replace(unit, namespace={**unit.namespace, **{p: v for p, (_, _, v) in captured.items()}},
+                               bound={**unit.bound, **{p: (k, g) for p, (k, g, _) in captured.items()}})
 
 
 class TransformCall:
     """A transform named in transformed code (``jvp(f, primals, tangents)`` in the body): generated
     for the kinds at the call, once ``infer`` knows them, and inlined (``Context.transform_call``)."""
 
-    def __init__(self, fun, mode, argnums):
-        self.fun, self.mode, self.argnums = fun, mode, tuple(argnums)
+    def __init__(self, fun, mode, argnums, **options):
+        self.fun, self.mode, self.argnums, self.options = fun, mode, tuple(argnums), options
         self.__name__ = getattr(fun, "__name__", "transformed")
 
     def generated_function(self, kinds):
-        return generated_function(self.fun, self.mode, self.argnums, kinds, tuple_argnums=True)
+        return generated_function(self.fun, self.mode, self.argnums, kinds, tuple_argnums=True, **self.options)

@@ -8,6 +8,8 @@ tied maxima, as JAX does. Reductions with an axis or keepdims are emitted as cal
 helpers, which have NumPy's semantics on both backends. ``axis`` is an int or a tuple of ints
 (``common.axis_of`` normalises it: a tuple of one axis is that axis, of every axis None).
 """
+import math
+
 import gast
 import numpy as np
 
@@ -146,5 +148,29 @@ def _spread(name, root):
 
 define_call([np.var], _spread("np.var", root=False))
 define_call([np.std], _spread("np.std", root=True))
+
+
+def _shape_product(call):
+    """``np.prod`` of a shape is written with shape facts: ``np.prod(x.shape)`` is ``x.size``,
+    ``np.prod(x.shape[k:])`` is ``x.size`` over the first k entries, ``np.prod(x.shape[:k])`` their product
+    (k a constant); any other ``np.prod`` is the reduction (None)."""
+    if len(call.args) != 1 or call.keywords:
+        return None
+    arg = call.args[0]
+    if isinstance(arg, gast.Attribute) and arg.attr == "shape":
+        return gast.Attribute(value=arg.value, attr="size", ctx=gast.Load())
+    if not (isinstance(arg, gast.Subscript) and isinstance(arg.value, gast.Attribute) and arg.value.attr == "shape"
+            and isinstance(arg.slice, gast.Slice) and arg.slice.step is None):
+        return None
+    lower, upper = arg.slice.lower, arg.slice.upper
+    bound = lower if upper is None else upper if lower is None or getattr(lower, "value", None) == 0 else None
+    if not (isinstance(bound, gast.Constant) and isinstance(bound.value, int) and bound.value >= 0):
+        return None
+    leading = " * ".join(f"x.shape[{i}]" for i in range(bound.value)) or "1"
+    text = f"x.size // ({leading})" if upper is None else f"({leading})"
+    return template_expr(text, x=arg.value.value)
+
+
+define_call([np.prod, math.prod], _shape_product)
 
 __all__ = ["parse_expr"]

@@ -64,12 +64,13 @@ class CallFlattening:
 
     def transform_of(self, func):
         """The transform a callee is, when known at transform time: ``g`` after ``g = grad(loss)``,
-        or ``grad(loss)`` itself."""
+        ``grad(loss)`` itself, or a transformed function of the module (``predict = vmap(apply)``)."""
         if isinstance(func, gast.Name) and func.id in self.transforms:
             return self.transforms[func.id]
         if isinstance(func, gast.Call):
             return self.build_transform(func)
-        return None
+        obj = self.static_object(func)
+        return obj if hasattr(obj, "generated_function") and hasattr(obj, "_flatten") else None
 
     def build_transform(self, call):
         maker = self.static_object(call.func)

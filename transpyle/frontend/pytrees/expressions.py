@@ -11,6 +11,7 @@ import copy
 import gast
 
 from ... import tree as pytree
+from ...base.arrays import library_object
 from ...base.ast_utils import const
 from ...base.errors import TranspileError
 from .structs import StaticSeq, Struct, static_key
@@ -32,7 +33,7 @@ class ExpressionFlattening:
             return None
         for p in reversed(parts):
             obj = getattr(obj, p, None)
-        return obj
+        return library_object(obj)
 
     def value(self, node, out):
         """``node`` rewritten as an ordinary expression (a pytree of leaves only as a tuple)."""
