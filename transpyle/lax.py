@@ -1,6 +1,6 @@
-"""Structured control flow with JAX's names and semantics: ``fori_loop``, ``while_loop``, ``cond``,
-``switch``, ``scan``, ``select``; and the collectives of ``pmap`` (``psum``, ``pmean``, ``pmax``,
-``pmin``), which are markers that pmap carries out (``runtime/collectives.py``).
+"""Structured control flow with JAX's names and semantics (``fori_loop``, ``while_loop``, ``cond``, ``switch``,
+``scan``, ``map``, ``select``), ``stop_gradient``, ``dynamic_slice`` and ``dynamic_update_slice`` (primitives),
+and pmap's collectives (``psum``, ``pmean``, ``pmax``, ``pmin``: markers pmap carries out, runtime/collectives.py).
 
 Each is a plain Python function. In transformed code it is inlined like any helper, and the
 functions passed to it are inlined in turn, so it becomes an ordinary loop or branch: differentiable
@@ -66,3 +66,20 @@ psum, pmean, pmax, pmin = rt.psum, rt.pmean, rt.pmax, rt.pmin
 def select(pred, on_true, on_false):
     """Elementwise ``on_true`` where ``pred`` else ``on_false`` (``np.where``)."""
     return np.where(pred, on_true, on_false)
+
+
+def map(f, xs):
+    """``f(x)`` for each ``x`` along the first axis of ``xs``, stacked along a new first axis (``scan``
+    without a carry)."""
+    y = f(xs[0])
+    ys = rt.stack_like(xs.shape[0], y)
+    ys[0] = y
+    for i in range(1, xs.shape[0]):
+        ys[i] = f(xs[i])
+    return ys
+
+
+stop_gradient = rt.stop_gradient
+# slices at positions known at run time, of sizes known when compiled: primitives (rules/dynamic_slices.py)
+dynamic_slice = rt.dynamic_slice
+dynamic_update_slice = rt.dynamic_update_slice

@@ -8,20 +8,37 @@ import types as _types
 import numpy as _np
 
 from . import rules as _rules
+from .rules.matrices import composite as _composite, multi_output as _multi_output
+from .rules.rewrites import call_rewrite as _call_rewrite
+
+
+def _accepted(obj):
+    """Whether transformed code accepts calls of ``obj``: a primitive, or a function written with primitives."""
+    return _rules.by_object(obj) is not None or _call_rewrite(obj) is not None or _composite(obj) is not None or \
+        _multi_output(obj) is not None
+
 
 __all__ = []
 for _key in _rules.all_primitives():
     if _key.startswith("np.") and not _key.startswith("np.linalg."):
         globals()[_key[3:]] = getattr(_np, _key[3:])
         __all__.append(_key[3:])
+for _name in dir(_np):          # functions written with primitives when resolved (np.std, np.cumsum, ...)
+    if not _name.startswith("_") and _name not in __all__ and callable(getattr(_np, _name)) and \
+            not isinstance(getattr(_np, _name), type) and _accepted(getattr(_np, _name)):
+        globals()[_name] = getattr(_np, _name)
+        __all__.append(_name)
 
 for _name in ("pi", "e", "inf", "nan", "newaxis", "ndarray", "float64", "float32", "int64", "int32",
               "complex128", "bool_", "asarray", "array", "absolute", "amax", "amin", "conjugate", "matmul",
               "multiply", "divide", "true_divide", "power", "negative"):
     globals()[_name] = getattr(_np, _name)
-    __all__.append(_name)
+    if _name not in __all__:
+        __all__.append(_name)
 
-linalg = _types.SimpleNamespace(norm=_np.linalg.norm)
+# every np.linalg function transformed code accepts (norm, det, inv, solve, eigh, eigvals, eigvalsh, svd, ...)
+linalg = _types.SimpleNamespace(**{_name: getattr(_np.linalg, _name) for _name in dir(_np.linalg)
+                                   if not _name.startswith("_") and _accepted(getattr(_np.linalg, _name))})
 __all__.append("linalg")
 
 

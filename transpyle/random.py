@@ -17,7 +17,10 @@ uniforms lie in [minval, maxval); normals are the inverse-CDF transform (Wichura
 to about 1e-16) of uniforms in the open interval (0, 1); ``randint`` takes 63 random bits modulo the
 range; ``permutation`` sorts random 63-bit numbers.
 
-These functions are the run-time functions the compiler emits (``transpyle/runtime/random_draws.py``): called
+``categorical`` is plain NumPy over ``uniform`` (the Gumbel-max trick), inlined by the transforms like a
+helper of the user's own; ``choice`` runs eagerly only.
+
+The other functions are the run-time functions the compiler emits (``transpyle/runtime/random_draws.py``): called
 eagerly they run as NumPy code over all counters at once, and in transformed code (``jit``,
 ``grad``, ``vmap``, ...) they are primitives without derivatives, which Numba compiles as a loop
 over the counters calling the same element functions. The bits are identical on every path
@@ -25,6 +28,8 @@ over the counters calling the same element functions. The bits are identical on 
 only + - * / and sqrt), so eager calls, the numpy backend and the numba backend agree exactly. They
 follow JAX's construction but are not checked to be bit-for-bit JAX's numbers.
 """
+import numpy as np
+
 from . import runtime as _rt
 
 key = _rt.random_key
@@ -36,5 +41,16 @@ normal = _rt.random_normal
 bernoulli = _rt.random_bernoulli
 randint = _rt.random_randint
 permutation = _rt.random_permutation
+choice = _rt.random_choice
 
-__all__ = ["key", "PRNGKey", "split", "fold_in", "uniform", "normal", "bernoulli", "randint", "permutation"]
+__all__ = ["key", "PRNGKey", "split", "fold_in", "uniform", "normal", "bernoulli", "randint", "permutation",
+           "categorical", "choice"]
+
+_TINY = 2.2250738585072014e-308     # the smallest normal float64: log(-log(u)) stays finite
+
+
+def categorical(key, logits, axis=-1):
+    """Indices drawn with probabilities softmax(logits) along ``axis`` (one draw per slice): the position of
+    the largest ``logits + g``, ``g`` standard Gumbel noise made from uniforms of the key."""
+    u = uniform(key, logits.shape, minval=_TINY, maxval=1.0)
+    return np.argmax(logits - np.log(-np.log(u)), axis=axis)

@@ -64,6 +64,10 @@ class TreeDef:
     def is_leaf(self):
         return self.kind == "leaf"
 
+    def unflatten(self, leaves):
+        """The pytree of this structure holding ``leaves`` (``jax.tree_util``'s ``treedef.unflatten``)."""
+        return unflatten(self, leaves)
+
     def child_index(self, key):
         """The position of the child at ``key`` (a dict key, an index, or a field name), or None."""
         if self.kind == "custom":

@@ -51,6 +51,27 @@ def local_devices():
     return [CpuDevice(i) for i in range(local_device_count())]
 
 
+def devices(backend=None):
+    """The devices pmap may use, as ``jax.devices()``: the local CPU devices."""
+    return local_devices()
+
+
+def device_put(x, device=None):
+    """``x`` itself: transformed functions take NumPy arrays wherever they run (``jax.device_put``)."""
+    return x
+
+
+def device_get(x):
+    """``x`` itself: results are NumPy arrays already (``jax.device_get``)."""
+    return x
+
+
+def block_until_ready(x):
+    """``x`` itself: a transformed function has finished its work when it returns (``jax.block_until_ready``;
+    NumPy arrays have no ``.block_until_ready()`` method, so ported code calls this function instead)."""
+    return x
+
+
 _REDUCE = {"sum": lambda v: np.sum(v, axis=0), "mean": lambda v: np.mean(v, axis=0),
            "max": lambda v: np.max(v, axis=0), "min": lambda v: np.min(v, axis=0)}
 
@@ -349,8 +370,9 @@ def _stack_one(values, axis):
     return np.moveaxis(stacked, 0, axis) if axis else stacked
 
 
-def pmap(fun=None, in_axes=0, out_axes=0, axis_name=None, devices=None, backend=None):
-    """``f`` mapped over axis ``in_axes`` of its arguments, one shard per device, as ``jax.pmap``.
+def pmap(fun=None, axis_name=None, *, in_axes=0, out_axes=0, devices=None, backend=None):
+    """``f`` mapped over axis ``in_axes`` of its arguments, one shard per device, as ``jax.pmap`` (with its
+    signature: ``axis_name`` second, the other options by keyword).
 
     The size of the mapped axis is the number of shards: at most ``local_device_count()`` (the CPU
     cores) when ``devices`` is None, else exactly the number of devices given (a list, or a count:
@@ -365,4 +387,5 @@ def pmap(fun=None, in_axes=0, out_axes=0, axis_name=None, devices=None, backend=
     return Pmapped(fun, in_axes, out_axes, axis_name, devices, backend)
 
 
-__all__ = ["pmap", "Pmapped", "local_device_count", "local_devices", "CpuDevice"]
+__all__ = ["pmap", "Pmapped", "local_device_count", "local_devices", "devices", "device_put", "device_get",
+           "block_until_ready", "CpuDevice"]

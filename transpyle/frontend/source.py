@@ -84,10 +84,17 @@ class FunctionSource:
         return False, None
 
 
-def is_user_function(obj, library=("transpyle.lax",)):
+#: transpyle's modules written as plain Python for the transforms to inline (lax's control flow, nn's activations)
+INLINED_LIBRARY = ("transpyle.lax", "transpyle.nn", "transpyle.random", "transpyle.scipy.special",
+                   "transpyle.example_libraries.optimizers")
+#: those whose functions take no functions as arguments (lax's do), so that the pytree flattening specializes
+#: them on the structure of their pytree arguments like the user's helpers (an optimizer's update)
+PYTREE_LIBRARY = tuple(m for m in INLINED_LIBRARY if m != "transpyle.lax")
+
+
+def is_user_function(obj, library=INLINED_LIBRARY):
     """Whether ``obj`` is Python code the transforms read and inline: a plain function that is not
-    numpy's, math's or transpyle's own, except the transpyle modules in ``library`` (lax is written
-    as plain Python to be inlined)."""
+    numpy's, math's or transpyle's own, except the transpyle modules in ``library``."""
     obj = python_callable(obj)
     module = getattr(obj, "__module__", "") or ""
     if module.startswith("transpyle") and module not in library:

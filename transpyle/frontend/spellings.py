@@ -19,7 +19,9 @@ METHODS = {"copy": "np.copy", "sum": "np.sum", "mean": "np.mean", "prod": "np.pr
            "min": "np.min", "ravel": "np.ravel", "flatten": "np.ravel", "dot": "np.dot",
            "transpose": "np.transpose", "reshape": "np.reshape", "fill": "np.copyto",
            "swapaxes": "np.swapaxes", "astype": "rt.astype", "any": "np.any", "all": "np.all",
-           "trace": "np.trace", "diagonal": "np.diagonal"}
+           "trace": "np.trace", "diagonal": "np.diagonal", "squeeze": "np.squeeze", "std": "np.std", "var": "np.var",
+           "argmax": "np.argmax", "argmin": "np.argmin", "cumsum": "np.cumsum", "cumprod": "np.cumprod",
+           "clip": "np.clip", "conj": "np.conj", "conjugate": "np.conj", "round": "np.round"}
 
 # array attributes that are calls: x.T is np.transpose(x), z.real is np.real(z) (views of x, z)
 ATTRIBUTE_CALLS = {"T": "np.transpose", "mT": "np.matrix_transpose", "real": "np.real", "imag": "np.imag"}

@@ -8,6 +8,8 @@ array-lifted batched code), ``indexing`` (advanced indexing: positions, gathers,
 holds the markers of pmap's collectives (``rt.psum``), which pmap itself carries out and no compiled code
 calls; ``scans`` (NumPy's ufunc methods: accumulate, outer, at), ``binning`` (histograms, the shape of a
 covariance) and ``diagonals`` (diagonals along two axes and their adjoint).
+``special_functions`` holds erf, gammaln and its derivatives, elementwise; ``dynamic_slices`` lax.dynamic_slice
+and dynamic_update_slice.
 
 The modules import only numpy, numba and the runtime modules listed before them in ``MODULES`` (by
 relative imports of their private names), so ``transpyle compile`` can copy the ones a generated module
@@ -25,10 +27,13 @@ from .indexing import *  # noqa: F401,F403
 from .scans import *  # noqa: F401,F403
 from .binning import *  # noqa: F401,F403
 from .diagonals import *  # noqa: F401,F403
+from .special_functions import *  # noqa: F401,F403
+from .dynamic_slices import *  # noqa: F401,F403
 from .collectives import *  # noqa: F401,F403  (markers only: not in MODULES, never compiled)
 from . import (axis_reductions, batching, binning, core, diagonals, exclusive_products, indexing, linalg,  # noqa: F401
-               products, random_bits, random_draws, scans)
+               products, random_bits, random_draws, scans, special_functions,
+               dynamic_slices)
 
 #: the modules, in the order a compiled module holds them
 MODULES = (core, axis_reductions, exclusive_products, random_bits, random_draws, linalg, products, batching, indexing,
-           scans, binning, diagonals)
+           scans, binning, diagonals, special_functions, dynamic_slices)

@@ -149,6 +149,48 @@ def random_permutation(key, x):
     return _permutation_indices(k0, k1, n)
 
 
+def random_choice(key, a, shape=(), replace=True, p=None, axis=0):
+    """Draws from ``a`` (an int n stands for arange(n); for an array, its slices along ``axis``), of the given
+    shape: with replacement, uniformly (``randint``) or with probabilities ``p`` (uniforms placed in their
+    cumulative sum); without, the first of a ``permutation``, or with ``p`` the largest log p plus Gumbel
+    noise. Eager only: it has no rule in transformed code."""
+    k0, k1 = _key_words(key)
+    population = None
+    if isinstance(a, (int, np.integer)) and not isinstance(a, (bool, np.bool_)):
+        n = int(a)
+    else:
+        population = np.asarray(a)
+        if population.ndim == 0:
+            raise ValueError("transpyle.random.choice: a must be an int or an array of rank 1 or more")
+        n = population.shape[axis]
+    shape = _shape_tuple(shape)
+    size = _size(shape)
+    weights = None if p is None else np.asarray(p, dtype=np.float64)
+    if weights is not None and weights.shape != (n,):
+        raise ValueError(f"transpyle.random.choice: p must have shape ({n},), got {weights.shape}")
+    if replace:
+        if weights is None:
+            picked = _randint_flat(k0, k1, size, 0, n)
+        else:
+            cumulative = np.cumsum(weights)
+            u = _uniform_flat(k0, k1, size, False, 0.0, 1.0) * cumulative[-1]
+            picked = np.minimum(np.searchsorted(cumulative, u, side="right"), n - 1)
+    else:
+        if size > n:
+            raise ValueError(f"transpyle.random.choice: cannot take {size} samples without replacement from {n}")
+        if weights is None:
+            picked = _permutation_indices(k0, k1, n)[:size]
+        else:
+            u = _uniform_flat(k0, k1, n, False, 0.0, 1.0)
+            with np.errstate(divide="ignore"):
+                noisy = np.log(weights) - np.log(-np.log(u + (u == 0.0) * 2.0 ** -1074))
+            picked = np.argsort(-noisy, kind="stable")[:size]
+    picked = picked.astype(np.int64).reshape(shape)
+    if population is None:
+        return picked[()] if shape == () else picked
+    return np.take(population, picked, axis=axis)
+
+
 def _size(shape):
     n = 1
     for d in shape:

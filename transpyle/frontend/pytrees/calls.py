@@ -15,7 +15,7 @@ from ... import tree as pytree
 from ...base.ast_utils import const, name, substitute
 from ...base.errors import TranspileError
 from ...base.naming import Namer
-from ..source import is_user_function, read_function
+from ..source import PYTREE_LIBRARY, is_user_function, read_function
 from .structs import StaticSeq, Struct, describe, from_treedef, returns_container, static_key
 
 
@@ -56,7 +56,7 @@ class CallFlattening:
             if result is not None:
                 return result
         # lax's helpers are not specialized: they take functions, which this pass does not substitute
-        if is_user_function(obj, library=()) or (isinstance(func, gast.Name) and func.id in self.nested):
+        if is_user_function(obj, library=PYTREE_LIBRARY) or (isinstance(func, gast.Name) and func.id in self.nested):
             result = self.call_helper(node, obj, out)
             if result is not None:
                 return result
