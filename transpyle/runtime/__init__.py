@@ -7,7 +7,8 @@ multi-output factorizations, matrix norms, triangular solves, adjoints that need
 array-lifted batched code), ``indexing`` (advanced indexing: positions, gathers, scatter-adds); ``collectives``
 holds the markers of pmap's collectives (``rt.psum``), which pmap itself carries out and no compiled code
 calls; ``scans`` (NumPy's ufunc methods: accumulate, outer, at), ``binning`` (histograms, the shape of a
-covariance) and ``diagonals`` (diagonals along two axes and their adjoint).
+covariance), ``diagonals`` (diagonals along two axes and their adjoint) and ``along_axis`` (gathers, scatters
+and sorting positions along one axis: np.take_along_axis, np.sort).
 ``special_functions`` holds erf, gammaln and its derivatives, elementwise; ``dynamic_slices`` lax.dynamic_slice
 and dynamic_update_slice.
 
@@ -27,13 +28,14 @@ from .indexing import *  # noqa: F401,F403
 from .scans import *  # noqa: F401,F403
 from .binning import *  # noqa: F401,F403
 from .diagonals import *  # noqa: F401,F403
+from .along_axis import *  # noqa: F401,F403
 from .special_functions import *  # noqa: F401,F403
 from .dynamic_slices import *  # noqa: F401,F403
 from .collectives import *  # noqa: F401,F403  (markers only: not in MODULES, never compiled)
-from . import (axis_reductions, batching, binning, core, diagonals, exclusive_products, indexing, linalg,  # noqa: F401
-               products, random_bits, random_draws, scans, special_functions,
+from . import (along_axis, axis_reductions, batching, binning, core, diagonals, exclusive_products, indexing,  # noqa: F401
+               linalg, products, random_bits, random_draws, scans, special_functions,
                dynamic_slices)
 
 #: the modules, in the order a compiled module holds them
 MODULES = (core, axis_reductions, exclusive_products, random_bits, random_draws, linalg, products, batching, indexing,
-           scans, binning, diagonals, special_functions, dynamic_slices)
+           scans, binning, diagonals, along_axis, special_functions, dynamic_slices)
