@@ -182,14 +182,22 @@ def read_function(func):
             filename=func.__code__.co_filename, lineno=func.__code__.co_firstlineno, construct=name,
             hint="define the function in a .py file (functions typed at an interactive prompt have no source)")
     text = textwrap.dedent("".join(lines))
+    shift = first - 1             # the text's lines are numbered from 1
     try:
         pytree = ast.parse(text)
     except SyntaxError:
-        # a lambda inside a larger expression: parse the enclosing statement's text as an expression
-        pytree = ast.parse("(" + text.strip().rstrip(",") + ")") if name == "<lambda>" else None
-        if pytree is None:
+        if name != "<lambda>":
             raise
-    ast.increment_lineno(pytree, first - 1)
+        # a lambda inside a larger expression: parse the enclosing statement's text as an expression, or
+        # else the whole file, keeping the lambdas on its line (jax.tree.map(lambda p, g: ...,\n params, ...))
+        try:
+            pytree = ast.parse("(" + text.strip().rstrip(",") + ")")
+        except SyntaxError:
+            whole = ast.parse("".join(linecache.getlines(filename)))
+            pytree = ast.Module(body=[ast.Expr(n) for n in ast.walk(whole)
+                                      if isinstance(n, ast.Lambda) and n.lineno == first], type_ignores=[])
+            shift = 0             # the lines are the file's already
+    ast.increment_lineno(pytree, shift)
     if name == "<lambda>":
         lam = _find_lambda(pytree, func)
         if lam is None:

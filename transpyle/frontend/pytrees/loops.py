@@ -1,7 +1,8 @@
 """loops: how the pytree flattening rewrites loops (a mixin of the Flattener).
 
 A loop over a pytree (or over ``.items()``, ``enumerate``, ``zip`` of pytrees, or a ``range``
-whose index reads a pytree) is unrolled, its variables bound to each row in turn; any other loop
+whose index reads a pytree) is unrolled, its variables bound to each row in turn, and so is a list or
+dict comprehension over one (into a list or dict of its elements); any other loop
 stays, and a pytree it rebinds is carried in leaf variables of its own, assigned before the loop
 and at the end of its body.
 """
@@ -12,7 +13,7 @@ import gast
 from ... import tree as pytree
 from ...base.ast_utils import assign, const, name, stored_names
 from ...base.errors import TranspileError
-from .structs import StaticSeq, Struct, from_treedef
+from .structs import StaticSeq, Struct, from_treedef, static_key
 
 
 class LoopFlattening:
@@ -107,6 +108,51 @@ class LoopFlattening:
                 self.stmt(stmt, out)
         for stmt in s.orelse:
             self.stmt(stmt, out)
+
+    def comprehension_rows(self, node, out):
+        """The rows a comprehension over a pytree runs over (one generator, no conditions); None for any
+        other comprehension, which is refused."""
+        if len(node.generators) != 1 or node.generators[0].ifs:
+            return None
+        it = self.ev(copy.deepcopy(node.generators[0].iter), out)
+        if isinstance(it, Struct):
+            return [const(k) for k in it.shell.keys] if it.shell.kind == "dict" else list(it.items)
+        return it.rows if isinstance(it, StaticSeq) else None
+
+    def unrolled_comprehension(self, node, out, element):
+        """``element(out)`` for each row of the comprehension ``node``, its variables bound to the row (their
+        bindings end with it, as in Python); None where it is not over a pytree."""
+        rows = self.comprehension_rows(node, out)
+        if rows is None:
+            return None
+        saved = dict(self.env), dict(self.aliases), dict(self.consts)
+        results = []
+        for row in rows:
+            self.bind_loop_target(node.generators[0].target, row, node, out)
+            results.append(element(out))
+        self.env, self.aliases, self.consts = saved
+        return results
+
+    def held(self, item, out, node):
+        """A comprehension's element in variables that later rows do not rebind."""
+        one = Struct(pytree.TreeDef("tuple"), [item])
+        return self.materialize(one, "_elt", out, node).items[0]
+
+    def ev_ListComp(self, node, out):
+        # [(w - lr * dw, b - lr * db) for (w, b), (dw, db) in zip(params, grads)]: a list, unrolled
+        items = self.unrolled_comprehension(
+            node, out, lambda o: self.held(self.item(copy.deepcopy(node.elt), o), o, node))
+        return self.generic(node, out) if items is None else Struct(pytree.TreeDef("list"), items)
+
+    def ev_DictComp(self, node, out):
+        # {k: v - lr * grads[k] for k, v in params.items()}: a dict with the keys known here
+        pairs = self.unrolled_comprehension(
+            node, out, lambda o: (static_key(node.key, self.consts),
+                                  self.held(self.item(copy.deepcopy(node.value), o), o, node)))
+        if pairs is None:
+            return self.generic(node, out)
+        pairs.sort(key=lambda kv: kv[0])
+        return Struct(pytree.TreeDef("dict", keys=tuple(k for k, _ in pairs)), [v for _, v in pairs])
 
     def bind_loop_target(self, target, row, s, out):
         if isinstance(target, (gast.Tuple, gast.List)):
