@@ -1,6 +1,7 @@
-"""The disk cache: generated modules are files under $TRANSPYLE_CACHE_DIR, compiled with
-numba cache=True, so a second process starts warm; edits to the user's code are picked up; a
-damaged cache file is regenerated. Each test runs fresh Python processes on a module it writes.
+"""The disk cache: generated modules are files under $TRANSPYLE_CACHE_DIR, compiled with Numba's
+disk cache there, so a second process starts warm; edits to the user's code are picked up; a
+damaged cache file is regenerated; two processes compiling at once both succeed and leave a cache
+the next one uses. Each test runs fresh Python processes on a module it writes.
 """
 import json
 import os
@@ -55,7 +56,7 @@ def project(tmp_path):
     return tmp_path
 
 
-def run_gradient(project, *argv, **env_vars):
+def gradient_env(project, **env_vars):
     env = dict(os.environ)
     for name in ("NUMBA_CACHE_DIR", "TRANSPYLE_BACKEND"):
         env.pop(name, None)
@@ -63,7 +64,11 @@ def run_gradient(project, *argv, **env_vars):
     env["TRANSPYLE_CACHE_DIR"] = str(project / "cache")
     env["PYTHONDONTWRITEBYTECODE"] = "1"     # model.py is edited within the same second: no stale .pyc
     env.update(env_vars)
-    result = subprocess.run([sys.executable, "run.py", *argv], cwd=project, env=env,
+    return env
+
+
+def run_gradient(project, *argv, **env_vars):
+    result = subprocess.run([sys.executable, "run.py", *argv], cwd=project, env=gradient_env(project, **env_vars),
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     return np.array(json.loads(result.stdout.strip().splitlines()[-1]))
@@ -86,8 +91,7 @@ def test_second_process_starts_from_the_cache(project):
 
     second = run_gradient(project)
     np.testing.assert_array_equal(second, first)
-    # warm start: the generated modules are not rewritten (numba keys its cache on the file's
-    # time stamp) and nothing is compiled again
+    # warm start: the generated modules are not rewritten and nothing is compiled again
     assert cache_files(project, {".py"}) == generated
     assert cache_files(project, {".nbi", ".nbc"}) == compiled
 
@@ -127,3 +131,18 @@ def test_backend_keyword_overrides_environment(project):
     g = run_gradient(project, "numpy", TRANSPYLE_BACKEND="numba")
     np.testing.assert_allclose(g, 4.0 * X, rtol=1e-12)
     assert not cache_files(project, {".nbi", ".nbc"}), "backend='numpy' still compiled with numba"
+
+
+def test_two_processes_compiling_the_same_function_at_once(project):
+    env = gradient_env(project)
+    procs = [subprocess.Popen([sys.executable, "run.py"], cwd=project, env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    results = [p.communicate(timeout=300) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], [err for _, err in results]
+    for out, _ in results:
+        np.testing.assert_allclose(json.loads(out.strip().splitlines()[-1]), 4.0 * X, rtol=1e-12)
+    compiled = cache_files(project, {".nbi", ".nbc"})
+    assert compiled
+    np.testing.assert_allclose(run_gradient(project), 4.0 * X, rtol=1e-12)
+    assert cache_files(project, {".nbi", ".nbc"}) == compiled      # the third process found both's work
+

@@ -12,14 +12,17 @@ The text is deterministic: the header names the source file, a digest of its tex
 command that wrote it, so ``transpyle compile --check`` can tell a stale module by regenerating.
 """
 import ast
+import os
 import re
 
 from .. import runtime
 from .show import generate
 from ..base.ast_utils import substitute, to_source
+from ..base.atomic_files import same_text, unfit_target, write_atomic
 from ..base.errors import TranspileError
 from ..backends.numba_backend import PRANGE_ONLY
 from .aot_cuda import compile_cuda_module
+from .signature_check import check_options
 from .aot_source import batched_kinds, source_digest, load_source_module, module_docstring, user_function
 
 MODES = ("primal", "grad", "value_and_grad", "vjp", "jvp", "jacfwd", "jacrev", "hessian", "vmap")
@@ -102,6 +105,7 @@ def compile_module(path, functions, modes=("grad",), argnums=0, kinds=None, in_a
                 raise TranspileError(f"unknown mode '{mode}'", hint="one of: " + ", ".join(MODES))
             fkinds = kinds.get(fname) if isinstance(kinds, dict) else kinds
             faxes = in_axes.get(fname, 0) if isinstance(in_axes, dict) else in_axes
+            check_options(func, mode, argnums, faxes, fkinds)
             if mode == "vmap" and fkinds is not None:
                 fkinds = batched_kinds(fkinds, faxes)
             _, tree, ctx = generate(func, mode=mode, argnums=argnums, kinds=fkinds,
@@ -171,25 +175,35 @@ def _module_text(path, order, defs, publics, runtime_text, backend, command):
 
 
 def write_module(text, output):
-    """Write ``text`` to ``output``; returns True when the file changed."""
+    """Write ``text`` to ``output``; returns True when the file changed. The file is replaced whole
+    or not at all (``base.atomic_files``); a device, pipe or folder at ``output`` is refused, and so
+    is a write the system refuses (full disk, read-only): a TranspileError of one line naming the
+    path and the reason."""
+    check_output(output)
+    if same_text(output, text):
+        return False
+    if os.path.exists(output) and not os.access(output, os.W_OK):
+        # renaming over it would work, but a module made read-only is one its owner wants kept
+        raise TranspileError(f"cannot write {output}: the file is read-only")
     try:
-        with open(output) as fh:
-            if fh.read() == text:
-                return False
-    except OSError:
-        pass
-    with open(output, "w") as fh:
-        fh.write(text)
+        write_atomic(output, text, durable=True)
+    except OSError as exc:                      # the file that was there is untouched
+        raise TranspileError(f"cannot write {output}: {exc.strerror or exc}") from None
     return True
 
 
 def is_stale(text, output):
     """Whether the module at ``output`` differs from ``text`` (or is missing)."""
-    try:
-        with open(output) as fh:
-            return fh.read() != text
-    except OSError:
-        return True
+    check_output(output)
+    return not same_text(output, text)
 
 
-__all__ = ["compile_module", "write_module", "is_stale", "load_source_module"]
+def check_output(output):
+    """Refuse (TranspileError) an ``output`` that is a device, a pipe or a folder, or whose folder is
+    missing: checked before the module is generated, and again before it is written."""
+    reason = unfit_target(output)
+    if reason is not None:
+        raise TranspileError(f"cannot write the module to {output}: {reason}; give the path of a file")
+
+
+__all__ = ["compile_module", "write_module", "is_stale", "check_output", "load_source_module"]

@@ -1,4 +1,4 @@
-"""The Numba backend: ``njit(cache=True)`` on generated functions, compiled eagerly for the
+"""The Numba backend: ``njit`` (disk cache: ``numba_cache``) on generated functions, compiled eagerly for the
 argument types so that a Numba error surfaces as a TranspileError at the first call."""
 import contextlib
 import inspect
@@ -11,6 +11,7 @@ from numba.core import errors as numba_errors
 
 from ..base.errors import TranspileError
 from .compile_time import opt_level_for, optimization
+from .numba_cache import cached_njit
 from . import boundscheck
 
 
@@ -28,7 +29,7 @@ def _compile_helpers(module, fname, check=None):
     replace their Python versions, so the compiled entry point can call them."""
     for attr, value in list(vars(module).items()):
         if attr != fname and inspect.isfunction(value) and value.__module__ == module.__name__:
-            setattr(module, attr, numba.njit(cache=True, error_model="numpy", boundscheck=boundscheck(check))(value))
+            setattr(module, attr, cached_njit(module, error_model="numpy", boundscheck=boundscheck(check))(value))
 
 
 @contextlib.contextmanager
@@ -56,8 +57,8 @@ def compile_function(module, fname, args, nogil=False, prange=True, check=None):
     if dispatcher is None:
         # a vmap driver's numba.prange loop runs on all cores
         threaded = prange and "numba.prange" in getattr(module, "__transpyle_text__", "")
-        dispatcher = numba.njit(cache=True, nogil=nogil, parallel=PRANGE_ONLY if threaded else False,
-                                error_model="numpy", boundscheck=boundscheck(check))(py)
+        dispatcher = cached_njit(module, nogil=nogil, parallel=PRANGE_ONLY if threaded else False,
+                                 error_model="numpy", boundscheck=boundscheck(check))(py)
         setattr(module, "__njit_" + fname, dispatcher)
     try:
         sig = tuple(numba.typeof(a) for a in args)

@@ -4,9 +4,12 @@ Generated code is specialised on the kinds of the arguments, like Numba speciali
 types. A kind says whether a value is a bool, an integer, a real or complex float, its
 precision, and its number of dimensions (0 for scalars); tuples have a tuple of kinds.
 """
+import re
 from dataclasses import dataclass
 
 import numpy as np
+
+from .errors import TranspileError
 
 
 @dataclass(frozen=True)
@@ -96,13 +99,32 @@ def float_of(kind):
     return Kind("float64", kind.ndim)
 
 
+KIND_GRAMMAR = ("a kind is a number type with one ':' per axis in brackets: f8, f8[:], float64[:, :], i8, c16, b1 "
+                "(also f4, float32, int64, complex128, bool)")
+_KIND = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*(.*?)\s*")
+_AXES = re.compile(r"\[\s*:\s*(?:,\s*:\s*)*\]")
+
+
 def parse_kind(text):
-    """Parse a kind written like Numba's type strings: 'f8', 'f8[:]', 'float64[:, :]', 'i8', 'b1'."""
-    text = text.strip()
-    base, _, dims = text.partition("[")
+    """Parse a kind written like Numba's type strings: 'f8', 'f8[:]', 'float64[:, :]', 'i8', 'b1'.
+    Anything else is a TranspileError naming the part that is wrong and showing the grammar."""
+    match = _KIND.fullmatch(text) if isinstance(text, str) else None
+    if match is None:
+        raise TranspileError(f"{text!r} is not an argument kind: it does not start with a type name",
+                             hint=KIND_GRAMMAR)
+    base, dims = match.group(1), match.group(2)
+    if dims and not _AXES.fullmatch(dims):
+        raise TranspileError(f"{text.strip()!r} is not an argument kind: '{dims}' is not one ':' per axis "
+                             "in brackets", hint=KIND_GRAMMAR)
     aliases = {"f8": "float64", "f4": "float32", "i8": "int64", "i4": "int64", "int": "int64",
                "float": "float64", "b1": "bool", "c16": "complex128", "complex": "complex128"}
-    base = aliases.get(base.strip(), base.strip())
-    np.dtype(base)
+    base = aliases.get(base, base)
+    try:
+        dtype = np.dtype(base)
+    except (TypeError, ValueError):
+        dtype = None
+    if dtype is None or dtype.kind not in "biufc":
+        raise TranspileError(f"{text.strip()!r} is not an argument kind: '{base}' is not a number type",
+                             hint=KIND_GRAMMAR)
     ndim = dims.count(":") if dims else 0
-    return Kind(base, ndim)
+    return Kind(dtype.name, ndim)
