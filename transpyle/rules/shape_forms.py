@@ -87,9 +87,18 @@ def _one_sign(axes, what):
                           hint="count them all from the start or all from the end")
 
 
+def _written_value(node, what):
+    """The constant written in the call, or None for a name (a helper's parameter, bound once it is
+    inlined): the one-axis primitive then takes the call and checks its axis itself."""
+    try:
+        return literal(node, what)
+    except StaticError:
+        return None
+
+
 def _expand_dims(call):
     bound = arguments(call, ("a", "axis"), {}, "np.expand_dims")
-    axes = literal(bound["axis"], "axis")
+    axes = _written_value(bound["axis"], "axis")
     if not isinstance(axes, tuple):
         return None                        # one axis: the primitive
     _one_sign(axes, "axis")
@@ -114,7 +123,7 @@ def moves(source, destination):
 
 def _moveaxis(call):
     bound = arguments(call, ("a", "source", "destination"), {}, "np.moveaxis")
-    source, destination = literal(bound["source"], "source"), literal(bound["destination"], "destination")
+    source, destination = _written_value(bound["source"], "source"), _written_value(bound["destination"], "destination")
     if not isinstance(source, tuple) and not isinstance(destination, tuple):
         return None                        # one axis: the primitive
     source = source if isinstance(source, tuple) else (source,)
