@@ -120,7 +120,7 @@ class _Inliner:
                 binding = gast.copy_location(assign(renames[p], arg), stmt)
                 setattr(binding, BINDING_ATTR, True)    # the callee's parameter names the caller's array
                 pre.append(binding)
-        new_body = pre + [substitute(s, subs) for s in body]
+        new_body = self._decided(pre + [substitute(s, subs) for s in body])
         ret_value = substitute(ret.value, subs)
         filename = unit.filename if unit is not None else None
         if filename and filename != self.ctx.filename:
@@ -142,8 +142,30 @@ class _Inliner:
         return new_body
 
 
+    def _decided(self, stmts):
+        """``stmts`` with the tests that substituting the arguments made constants decided: ``if mode:``
+        with ``mode`` bound to 1 is its body, ``while flag:`` with False is nothing (branches test names
+        in the normal form; a constant left there would reach the transforms)."""
+        out = []
+        for s in stmts:
+            if isinstance(s, gast.If) and isinstance(s.test, gast.Constant):
+                out += self._decided(s.body if s.test.value else s.orelse)
+                continue
+            if isinstance(s, gast.While) and isinstance(s.test, gast.Constant):
+                if not s.test.value:
+                    continue
+                flag = self.ctx.namer.fresh("_c")
+                out.append(gast.copy_location(assign(flag, const(True)), s))
+                s.test = name(flag)
+            for field in ("body", "orelse"):
+                if isinstance(getattr(s, field, None), list):
+                    setattr(s, field, self._decided(getattr(s, field)))
+            out.append(s)
+        return out
+
+
 def _bind_flags(tree, call):
-    """Parameters that receive None or a string (passed, or left to such a default) and that the callee
+    """Parameters that receive None, a bool or a string (passed, or left to such a default) and that the callee
     never rebinds are replaced in its body before it is normalized, so ``if q is None:`` and
     ``if mode == "relu":`` are decided when it is inlined, as for static arguments."""
     params = [a.id for a in tree.args.args]
@@ -152,7 +174,7 @@ def _bind_flags(tree, call):
     values.update({kw.arg: kw.value for kw in call.keywords})
     rebound = stored_names(tree.body)
     subs = {p: v for p, v in values.items() if p not in rebound and isinstance(v, gast.Constant) and
-            (v.value is None or isinstance(v.value, str))}
+            (v.value is None or isinstance(v.value, (str, bool)))}
     if subs:
         tree.body = [substitute(s, subs) for s in tree.body]
     return tree
