@@ -117,10 +117,15 @@ def _returning(entry, args, out):
         out = as_array(out)
     if _holds_scalars(out):
         returns_python = entry
-
-        def entry(*args):
-            return _numpy_scalars(returns_python(*args))
         out = _numpy_scalars(out)
+        if type(out) is tuple:
+            def entry(*args):
+                return _numpy_scalars(returns_python(*args))
+        else:                # one number: its NumPy type, called directly (the cheapest conversion)
+            scalar = type(out)
+
+            def entry(*args):
+                return scalar(returns_python(*args))
     return entry, out
 
 
