@@ -263,10 +263,12 @@ def test_a_scalar_operand_is_refused_at_the_users_line():
     assert "test_batched_matmul.py" in str(info.value) and "a @ s" in str(info.value)
 
 
-def test_np_dot_of_stacks_is_still_refused():
-    """np.dot of stacks is not a batched product (it contracts with the second-to-last axis of b)."""
-    with pytest.raises(TranspileError, match=r"more than 2 dimensions"):
-        transpyle.jit(_dot_of_stacks, backend="numpy")(np.ones((2, 3, 4)), np.ones((4, 5)))
+@pytest.mark.parametrize("sa, sb", [((2, 3, 4), (4, 5)), ((3, 4), (2, 4, 5)), ((2, 3, 4), (2, 4, 5))])
+def test_np_dot_of_stacks_is_numpys_dot(sa, sb, rng):
+    """np.dot of stacks is not a batched product: it contracts with the second-to-last axis of b, and the
+    result has a's other axes, then b's."""
+    a, b = rng.normal(size=sa), rng.normal(size=sb)
+    np.testing.assert_allclose(transpyle.jit(_dot_of_stacks, backend="numpy")(a, b), np.dot(a, b), rtol=1e-12)
 
 
 @pytest.mark.parametrize("sa, sb", [((2, 3, 4), (3, 5)), ((2, 3, 4), (3, 4, 5))], ids=["inner", "batch"])

@@ -5,9 +5,9 @@ vmapped functions as CUDA kernels.
 import ast
 import functools
 import os
-import re
 
 from ..base.errors import TranspileError
+from .compile_errors import function_place, source_place
 
 #: "auto" is numba, with the NumPy backend answering while a long compile runs (backends/compile_time.py)
 BACKENDS = ("numba", "numpy", "cuda", "auto")
@@ -67,26 +67,20 @@ def spelled_for(backend, text, check=None):
     return "\n".join(lines) + module_marker(backend, check)
 
 
-_SOURCE_COMMENT = re.compile(r"^\s*# (\S+:\d+: .*)$")
-_HEADER = re.compile(r"from (\S+:\d+) for")
-
-
 def _user_place(module, tb):
     """Where an error raised in ``module``'s code is in the user's source: the source comment above
     the generated line it came from (numpy backend), else the function the module was made from."""
     text = getattr(module, "__transpyle_text__", "")
-    lines = text.splitlines()
     lineno = None
     while tb is not None:
         if tb.tb_frame.f_code.co_filename == getattr(module, "__file__", None):
             lineno = tb.tb_lineno
         tb = tb.tb_next
-    for line in reversed(lines[:lineno or 0]):
-        m = _SOURCE_COMMENT.match(line)
-        if m:
-            return m.group(1)
-    m = _HEADER.search(text)
-    return f"the function at {m.group(1)}" if m else None
+    place = source_place(text, lineno)
+    if place is not None:
+        return f"{os.path.basename(place[0])}:{place[1]}: {place[2]}"
+    function = function_place(text)
+    return f"the function at {function[0]}:{function[1]}" if function else None
 
 
 def _with_index_errors_located(fn, module):

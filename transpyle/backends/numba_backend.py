@@ -2,14 +2,13 @@
 argument types so that a Numba error surfaces as a TranspileError at the first call."""
 import contextlib
 import inspect
-import re
 import threading
 import warnings
 
 import numba
 from numba.core import errors as numba_errors
 
-from ..base.errors import TranspileError
+from .compile_errors import numba_failure
 from .compile_time import opt_level_for, optimization
 from .numba_cache import cached_njit
 from . import boundscheck
@@ -65,12 +64,7 @@ def compile_function(module, fname, args, nogil=False, prange=True, check=None):
         with _quiet_performance_hints():
             with optimization(opt_level_for(getattr(module, "__transpyle_text__", ""))):
                 dispatcher.compile(sig)
-    except (numba_errors.NumbaError, ValueError) as exc:
-        first = re.sub(r"\x1b\[[0-9;]*m", "", str(exc)).strip().splitlines()
-        detail = next((ln for ln in first if ln.strip() and "Failed in" not in ln), first[0] if first else "")
-        raise TranspileError(
-            f"Numba could not compile the generated code: {detail.strip()[:300]}",
-            filename=module.__file__, construct=fname,
-            hint="run with backend='numpy' to see the same code as plain Python; "
-                 "'transpyle show' prints it") from None
+    except (numba_errors.NumbaError, NotImplementedError, ValueError) as exc:
+        # typing, lowering and unsupported errors, and an operation Numba has no lowering for: at the user's line
+        raise numba_failure(module, fname, exc) from None
     return dispatcher

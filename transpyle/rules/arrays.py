@@ -13,6 +13,7 @@ from . import LANEWISE, LINEAR, SHAPE, define
 from .advanced import indexed_ndim
 from .common import StaticError, const_value, dtype_of, shape_rank
 from .conversions import converted, lower_conversion
+from .rewrites import define_call
 
 
 # ---- indexing ---------------------------------------------------------------------------------
@@ -160,6 +161,9 @@ define("np.transpose", [np.transpose] + [f for f in (getattr(np, "permute_dims",
 def _join_kind(extra_dim):
     def kind(k, s):
         parts = k["arrays"]
+        if len({p.ndim for p in parts}) > 1:
+            raise StaticError("the arrays joined have different numbers of dimensions: "
+                              + ", ".join(str(p.ndim) for p in parts), hint="give each array the same rank")
         out = parts[0]
         for p in parts[1:]:
             out = out.with_dtype(np.result_type(out.dtype, p.dtype).name)
@@ -191,10 +195,25 @@ def _stack_vjp(k, s):
     return {("arrays", i): f"g[{lead}{i}]" for i in range(len(k["arrays"]))}
 
 
+def _tuple_of(arrays):
+    """The operands of a join as a tuple: Numba joins tuples of arrays, not lists."""
+    return gast.Tuple(elts=arrays.elts, ctx=gast.Load()) if isinstance(arrays, gast.List) else arrays
+
+
+def _join_lower(function):
+    """``function(arrays, axis)`` with the arrays written as a list: the same call of a tuple."""
+    def lower(statics, kinds, operands):
+        if not isinstance(operands["arrays"], gast.List):
+            return None
+        return template_expr(f"{function}(arrays, axis=axis)", arrays=_tuple_of(operands["arrays"]),
+                             axis=operands["axis"])
+    return lower
+
+
 define("np.concatenate", [np.concatenate], "arrays, axis=0", _join_kind(0), _concatenate_vjp, diff=("arrays",),
-       varargs=True, jvp=LINEAR)
+       varargs=True, jvp=LINEAR, lower=_join_lower("np.concatenate"))
 define("np.stack", [np.stack], "arrays, axis=0", _join_kind(1), _stack_vjp, diff=("arrays",), varargs=True,
-       jvp=LINEAR)
+       jvp=LINEAR, lower=_join_lower("np.stack"))
 
 
 # np.hstack / np.vstack: np.concatenate along the axis NumPy picks from the operands' rank (hstack joins
@@ -204,14 +223,22 @@ def _hstack_axis(k):
 
 
 def _vstack_kind(k, s):
-    out = _join_kind(0)(k, s)
-    return out.with_ndim(max(out.ndim, 2))
+    ranks = {p.ndim for p in k["arrays"]}
+    if not ranks <= {1, 2} and len(ranks) > 1:
+        raise StaticError("np.vstack of arrays of different ranks above 2", hint="give each array the same rank")
+    out = k["arrays"][0]
+    for p in k["arrays"][1:]:
+        out = out.with_dtype(np.result_type(out.dtype, p.dtype).name)
+    return out.with_ndim(max(max(ranks), 2))
 
 
 def _vstack_lower(s, k, ops):
-    if k["arrays"][0].ndim == 1:
-        return template_expr("np.stack(arrays, axis=0)", arrays=ops["arrays"])
-    return template_expr("np.concatenate(arrays, axis=0)", arrays=ops["arrays"])
+    """1-D arrays are stacked as rows; with 2-D ones, each 1-D array is one row of the concatenation."""
+    parts = ops["arrays"].elts
+    if all(p.ndim == 1 for p in k["arrays"]):
+        return template_expr("np.stack(arrays, axis=0)", arrays=gast.Tuple(elts=parts, ctx=gast.Load()))
+    rows = [template_expr("np.expand_dims(a, 0)", a=e) if p.ndim == 1 else e for e, p in zip(parts, k["arrays"])]
+    return template_expr("np.concatenate(arrays, axis=0)", arrays=gast.Tuple(elts=rows, ctx=gast.Load()))
 
 
 def _hstack_vjp(k, s):
@@ -225,7 +252,8 @@ def _vstack_vjp(k, s):
 
 
 define("np.hstack", [np.hstack], "arrays", _join_kind(0), _hstack_vjp, diff=("arrays",), varargs=True, jvp=LINEAR,
-       lower=lambda s, k, ops: template_expr(f"np.concatenate(arrays, axis={_hstack_axis(k)})", arrays=ops["arrays"]))
+       lower=lambda s, k, ops: template_expr(f"np.concatenate(arrays, axis={_hstack_axis(k)})",
+                                             arrays=_tuple_of(ops["arrays"])))
 define("np.vstack", [np.vstack], "arrays", _vstack_kind, _vstack_vjp, diff=("arrays",), varargs=True, jvp=LINEAR,
        lower=_vstack_lower)
 
@@ -254,6 +282,11 @@ define("np.flip", [np.flip], "x, axis=None", _flip_kind,
 
 def _array_literal_kind(k, s):
     parts = k["arrays"]
+    if any(isinstance(p, TupleKind) for p in parts):
+        raise StaticError("np.array of a list holding a tuple by name", hint="write the tuple's items in the list")
+    if len({p.ndim for p in parts}) > 1:
+        raise StaticError("np.array of a list mixing numbers and arrays (or arrays of different ranks)",
+                          hint="give each element the same shape")
     dtype = np.result_type(*[p.dtype for p in parts]).name if parts else "float64"
     if dtype.startswith("int"):
         dtype = "int64"
@@ -262,10 +295,38 @@ def _array_literal_kind(k, s):
     return Kind(dtype, 1 + parts[0].ndim if parts else 1)
 
 
-# np.array([a, b, c]) of scalars (or of equally shaped arrays), with dtype= if given
+def _rows_first(call):
+    """np.array of a nested list (written when resolved): np.array of each row first, so that the list holds
+    arrays. Any other np.array call is left as it is (None)."""
+    if not call.args or not isinstance(call.args[0], (gast.List, gast.Tuple)) or \
+            not any(isinstance(e, (gast.List, gast.Tuple)) for e in call.args[0].elts):
+        return None
+
+    def row(element):
+        if not isinstance(element, (gast.List, gast.Tuple)):
+            return element
+        return template_expr("np.array(r)", r=gast.List(elts=[row(e) for e in element.elts], ctx=gast.Load()))
+    rows = gast.List(elts=[row(e) for e in call.args[0].elts], ctx=gast.Load())
+    return gast.Call(func=template_expr("np.array"), args=[rows] + call.args[1:], keywords=call.keywords)
+
+
+def _array_literal_lower(statics, kinds, operands):
+    """np.array of a list of arrays is np.stack of their tuple (Numba's np.array takes numbers only), the
+    stack converted where a dtype= is given."""
+    if not any(p.ndim for p in kinds["arrays"]):
+        return None
+    stacked = template_expr("np.stack(rows)", rows=_tuple_of(operands["arrays"]))
+    dtype = statics.get("dtype")
+    if dtype is None or getattr(dtype, "value", 0) is None:
+        return stacked
+    return template_expr("rt.astype(x, dtype)", x=stacked, dtype=dtype)
+
+
+# np.array([a, b, c]) of scalars, of equally shaped arrays or of nested lists, with dtype= if given
 define("array_literal", [], "arrays, dtype=None", _array_literal_kind,
        lambda k, s: {("arrays", i): f"g[{i}]" for i in range(len(k["arrays"]))}, diff=("arrays",), varargs=True,
-       jvp=LINEAR)
+       jvp=LINEAR, lower=_array_literal_lower)
+define_call([np.array], _rows_first)
 
 
 # ---- constructors (their results do not depend on differentiable inputs) ------------------------

@@ -7,8 +7,10 @@ import math
 
 import numpy as np
 
+from .. import runtime as rt
+from ..base.ast_utils import template_expr
 from . import LANEWISE, define
-from .common import StaticError, boolean, elementwise, floating, real_of, same
+from .common import StaticError, boolean, const_value, elementwise, floating, real_of, same
 
 # ---- operators (keys are the gast operator class names) -------------------------------------
 define("Add", [], "a, b", elementwise("a", "b"), {"a": "g", "b": "g"}, broadcasts=True)
@@ -138,7 +140,20 @@ define("np.where", [np.where], "c, a, b",
        {"a": "g * c", "b": "g * np.logical_not(c)"}, diff=("a", "b"), broadcasts=True)
 # clip(x, lo, hi) = minimum(maximum(x, lo), hi), each step with the tie rule above
 _BELOW_HI = "((np.maximum(x, lo) < hi) + 0.5 * (np.maximum(x, lo) == hi))"
-define("np.clip", [np.clip], "x, lo, hi", elementwise("x", "lo", "hi"),
+
+
+def _clip_lower(statics, kinds, operands):
+    """rt.clip (the same in NumPy's dtype) where Numba's np.clip differs: of a number, or of an integer array
+    with a float bound (Numba clips integers to integers whatever the bounds)."""
+    def inexact(p):            # a bound written as a negative number has no kind here: its value tells
+        return kinds[p].is_float if kinds[p] is not None else isinstance(const_value(statics[p], p), (float, complex))
+    if kinds["x"].ndim and (kinds["x"].is_float or not (inexact("lo") or inexact("hi"))):
+        return None
+    return template_expr("rt.clip(x, lo, hi)", **{p: operands[p] for p in ("x", "lo", "hi")})
+
+
+define("np.clip", [np.clip, rt.clip], "x, lo, hi", elementwise("x", "lo", "hi"),
        {"x": f"g * ((x > lo) + 0.5 * (x == lo)) * {_BELOW_HI}",
         "lo": f"g * ((lo > x) + 0.5 * (x == lo)) * {_BELOW_HI}",
-        "hi": "g * ((hi < np.maximum(x, lo)) + 0.5 * (np.maximum(x, lo) == hi))"}, broadcasts=True)
+        "hi": "g * ((hi < np.maximum(x, lo)) + 0.5 * (np.maximum(x, lo) == hi))"}, broadcasts=True,
+       lower=_clip_lower)

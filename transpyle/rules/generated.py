@@ -9,6 +9,7 @@ linear in what they store, so their tangents are tapes of tangents.
 import numpy as np
 
 from .. import runtime as rt
+from ..base.ast_utils import template_expr
 from ..base.kinds import BOOL, INT, Kind
 from . import LANEWISE, LINEAR, Tape, define
 from .common import StaticError, const_value, elementwise, same
@@ -78,8 +79,12 @@ def _expand_dims_lanes(batched, kinds, statics):
 # un-broadcasting v (a sum down to x's shape) is linear; its transpose broadcasts back to v's shape
 define("rt.unbroadcast", [rt.unbroadcast], "v, x", lambda k, s: k["v"].with_ndim(k["x"].ndim),
        {"v": "g + np.zeros_like(v)"}, diff=("v",), jvp=LINEAR, batch=_unbroadcast_lanes)
-define("np.expand_dims", [np.expand_dims], "x, axis", lambda k, s: k["x"].with_ndim(k["x"].ndim + 1),
-       {"x": "np.reshape(g, x.shape)"}, diff=("x",), jvp=LINEAR, batch=_expand_dims_lanes)
+# rt.expand_dims: the same, of a number too (Numba's takes arrays only), as the adjoints of reductions to a
+# number write it and a number's np.expand_dims is lowered to
+define("np.expand_dims", [np.expand_dims, rt.expand_dims], "x, axis", lambda k, s: k["x"].with_ndim(k["x"].ndim + 1),
+       lambda k, s: {"x": "np.reshape(g, x.shape)" if k["x"].ndim else "g[0]"}, diff=("x",), jvp=LINEAR,
+       batch=_expand_dims_lanes, lower=lambda s, k, ops: None if k["x"].ndim else
+       template_expr("rt.expand_dims(x, axis)", x=ops["x"], axis=ops["axis"]))
 # the gradient of np.prod: each element's product of the others. Its Jacobian is the Hessian of np.prod,
 # symmetric, so the adjoint rule is the tangent rule; prod_others_jvp is linear in v, and its derivative in x
 # (a third derivative of np.prod) has no rule: forward mode names the user's line where one is needed

@@ -10,6 +10,7 @@ whose dimension the result drops. Numba's own ``@`` multiplies only 1-D and 2-D 
 dtype; every other product is lowered to ``rt.matmul`` (runtime/products.py), whose rules are written
 with itself: bA = unbroadcast(g @ swap(B), A), bB = unbroadcast(swap(A) @ g, B), swap exchanging the
 last two axes and unbroadcast summing over the batch dimensions an operand was broadcast along.
+np.dot is lowered the same way where Numba lacks it (a number, mixed or integer dtypes, 3 or more axes).
 """
 import numpy as np
 
@@ -21,11 +22,30 @@ from .common import StaticError
 
 
 def _dot_kind(k, s):
+    """NumPy's dot: a product with a number is elementwise; otherwise the last axis of a meets the
+    second-to-last of b (the only one of a 1-D b), and the result has the other axes of a, then of b."""
     a, b = k["a"], k["b"]
-    if a.ndim > 2 or b.ndim > 2:
-        raise StaticError("products of arrays with more than 2 dimensions are not supported")
-    ndim = {(0, 0): 0, (1, 1): 0, (2, 1): 1, (1, 2): 1, (2, 2): 2}.get((a.ndim, b.ndim), max(a.ndim, b.ndim))
+    ndim = max(a.ndim, b.ndim) if 0 in (a.ndim, b.ndim) else a.ndim + b.ndim - 2
     return promote(a, b).with_ndim(ndim)
+
+
+def _dot_lower(statics, kinds, operands):
+    """np.dot as Numba has it (1-D and 2-D operands of one float or complex dtype) where it applies; else
+    a product with a number is ``a * b``, and the rest ``rt.matmul``, whose products are dot's where b is
+    1-D or 2-D or a is 1-D. For a of 2 or more axes and b of 3 or more, a's rows become 1 x k matrices
+    broadcast against b's stack, and that length-1 axis is summed away."""
+    a, b = kinds["a"], kinds["b"]
+    if 0 in (a.ndim, b.ndim):
+        return template_expr("a * b", a=operands["a"], b=operands["b"])
+    if a.ndim <= 2 and b.ndim <= 2 and a.dtype == b.dtype and a.is_float:
+        return None
+    if a.ndim == 1 or b.ndim <= 2:
+        return template_expr("rt.matmul(a, b)", a=operands["a"], b=operands["b"])
+    rows = "a"
+    for _ in range(b.ndim - 1):
+        rows = f"np.expand_dims({rows}, -2)"
+    return template_expr(f"rt.sum_axis(rt.matmul({rows}, b), {a.ndim + b.ndim - 3}, False)",
+                         a=operands["a"], b=operands["b"])
 
 
 _DOT_VJP = {
@@ -70,7 +90,7 @@ def _dot_batch(batched, k, s):
     return _DOT_BATCH.get(ranks + (batched["a"], batched["b"]))
 
 
-define("np.dot", [np.dot], "a, b", _dot_kind, _dot_vjp, jvp=_dot_jvp, batch=_dot_batch)
+define("np.dot", [np.dot], "a, b", _dot_kind, _dot_vjp, jvp=_dot_jvp, batch=_dot_batch, lower=_dot_lower)
 define("np.outer", [np.outer], "a, b", lambda k, s: promote(k["a"], k["b"]).with_ndim(2),
        {"a": "np.dot(g, b)", "b": "np.dot(a, g)"}, jvp={"a": "np.outer(t, b)", "b": "np.outer(a, t)"})
 

@@ -24,19 +24,29 @@ def _expand(kinds, statics, what):
     axis = axis_of(statics, kinds)
     if axis is None or const_value(statics["keepdims"]):
         return what
-    for a in axis if isinstance(axis, tuple) else (axis,):
-        what = f"np.expand_dims({what}, {a})"
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    rank = kinds["x"].ndim - len(axes)
+    for a in axes:
+        # a 1-D array reduced along its axis is a number, which Numba's np.expand_dims does not take
+        what = f"{'np' if rank else 'rt'}.expand_dims({what}, {a})"
+        rank += 1
     return what
+
+
+def _of_arrays(rule, seed):
+    """``rule`` for an array x; for a number, which every reduction but any/all returns as it is, ``seed``
+    (the cotangent g or the tangent t) itself."""
+    return lambda k, s: rule(k, s) if k["x"].ndim else {"x": seed}
 
 
 def _lower(helper, whole):
     """Emit ``rt.<helper>(x, axis, keepdims)`` when an axis or keepdims is given; ``whole(x)`` (the NumPy
-    function) for a tuple of every axis without keepdims."""
+    function, without the ``axis=None`` or ``keepdims=False`` Numba does not take) otherwise."""
     def lower(statics, kinds, operands):
         axis = axis_of(statics, kinds)
         keep = const_value(statics["keepdims"])
         if axis is None and not keep:
-            return None if const_value(statics["axis"]) is None else template_expr(f"{whole}(x)", x=operands["x"])
+            return template_expr(f"{whole}(x)", x=operands["x"])
         return template_expr(f"rt.{helper}(x, {axis!r}, {keep!r})", x=operands["x"])
     return lower
 
@@ -102,14 +112,14 @@ _SIG = "x, axis=None, keepdims=False"
 define("np.sum", [np.sum, rt.sum_axis], _SIG, reduced, _sum_vjp, diff=("x",), lower=_lower("sum_axis", "np.sum"),
        batch=AlongAxis("sum_axis"), jvp=LINEAR)
 define("np.mean", [np.mean, rt.mean_axis], _SIG, lambda k, s: reduced(k, s).with_dtype("float64")
-       if not k["x"].is_float else reduced(k, s), _mean_vjp, diff=("x",), lower=_lower("mean_axis", "np.mean"),
-       batch=AlongAxis("mean_axis"), jvp=LINEAR)
-define("np.prod", [np.prod, rt.prod_axis], _SIG, reduced, _prod_vjp, diff=("x",),
-       lower=_lower("prod_axis", "np.prod"), batch=AlongAxis("prod_axis"), jvp=_prod_jvp)
-define("np.max", [np.max, np.amax, rt.max_axis], _SIG, reduced, _chooser_vjp, diff=("x",),
-       lower=_lower("max_axis", "np.max"), batch=AlongAxis("max_axis"), jvp=_chooser_jvp)
-define("np.min", [np.min, np.amin, rt.min_axis], _SIG, reduced, _chooser_vjp, diff=("x",),
-       lower=_lower("min_axis", "np.min"), batch=AlongAxis("min_axis"), jvp=_chooser_jvp)
+       if not k["x"].is_float else reduced(k, s), _of_arrays(_mean_vjp, "g"), diff=("x",),
+       lower=_lower("mean_axis", "np.mean"), batch=AlongAxis("mean_axis"), jvp=LINEAR)
+define("np.prod", [np.prod, rt.prod_axis], _SIG, reduced, _of_arrays(_prod_vjp, "g"), diff=("x",),
+       lower=_lower("prod_axis", "np.prod"), batch=AlongAxis("prod_axis"), jvp=_of_arrays(_prod_jvp, "t"))
+define("np.max", [np.max, np.amax, rt.max_axis], _SIG, reduced, _of_arrays(_chooser_vjp, "g"), diff=("x",),
+       lower=_lower("max_axis", "np.max"), batch=AlongAxis("max_axis"), jvp=_of_arrays(_chooser_jvp, "t"))
+define("np.min", [np.min, np.amin, rt.min_axis], _SIG, reduced, _of_arrays(_chooser_vjp, "g"), diff=("x",),
+       lower=_lower("min_axis", "np.min"), batch=AlongAxis("min_axis"), jvp=_of_arrays(_chooser_jvp, "t"))
 # whether any (every) element is nonzero: boolean results, piecewise constant, no derivative
 define("np.any", [np.any, rt.any_axis], _SIG, lambda k, s: reduced(k, s).with_dtype("bool"),
        lower=_lower("any_axis", "np.any"), batch=AlongAxis("any_axis"))

@@ -1,6 +1,7 @@
 """Reductions along axes with NumPy semantics (``np.sum(x, axis, keepdims)``... as ``rt.sum_axis``):
 Numba lacks axis/keepdims for most, so each (reduction, rank, axis, keepdims) compiles to plain
-nested loops generated for it."""
+nested loops generated for it; of a number, the number. ``expand_dims`` puts a reduced axis back (the
+adjoint of a reduction), of a number too."""
 import numpy as np
 
 from numba import types
@@ -40,6 +41,9 @@ def all_axis(x, axis, keepdims):
 _COMBINE = {"sum": ("0", "acc + v"), "mean": ("0", "acc + v"), "prod": ("1", "acc * v"),
             "max": ("FIRST", "max(acc, v)"), "min": ("FIRST", "min(acc, v)"),
             "any": ("False", "acc or v != 0"), "all": ("True", "acc and v != 0")}
+# NumPy orders complex numbers lexicographically (real parts, then imaginary parts); Numba has no order on them
+_COMPLEX_COMBINE = {"max": "acc if acc.real > v.real or (acc.real == v.real and acc.imag >= v.imag) else v",
+                    "min": "acc if acc.real < v.real or (acc.real == v.real and acc.imag <= v.imag) else v"}
 
 
 def _reduce_impl(op, ndim, axis, keepdims, out_dtype):
@@ -50,6 +54,8 @@ def _reduce_impl(op, ndim, axis, keepdims, out_dtype):
     keep = [k for k in range(ndim) if k not in axes]
     idx = [f"i{k}" for k in range(ndim)]
     start, step = _COMBINE[op]
+    if np.dtype(out_dtype).kind == "c":
+        step = _COMPLEX_COMBINE.get(op, step)
     first = "x[" + ", ".join("0" if k in axes else idx[k] for k in range(ndim)) + "]"
     start = first if start == "FIRST" else start
     count = " * ".join(f"x.shape[{k}]" for k in axes) or "1"
@@ -90,8 +96,32 @@ def _reduce_impl(op, ndim, axis, keepdims, out_dtype):
     return scope["impl"]
 
 
+def _out_dtype(op, dtype):
+    """NumPy's dtype of reduction ``op`` of ``dtype`` values: bool for any and all, a float for the mean of
+    integers or bools, an int for the sum and product of bools, else the values' own."""
+    dtype = np.dtype(str(dtype))
+    if op in ("any", "all"):
+        return np.dtype(np.bool_)
+    if op == "mean" and dtype.kind in "biu":
+        return np.dtype(np.float64)
+    if op in ("sum", "prod") and dtype.kind == "b":
+        return np.dtype(np.int64)
+    return dtype
+
+
+def _number_impl(op, x):
+    """A reduction of a number (a 0-D array to NumPy): the number itself, in the reduction's dtype (any and
+    all: whether it is nonzero)."""
+    if op in ("any", "all"):
+        return lambda x, axis, keepdims: x != 0
+    out_type = _out_dtype(op, x).type
+    return lambda x, axis, keepdims: out_type(x)
+
+
 def _register_reduction(func, op):
     def typer(x, axis, keepdims):
+        if isinstance(x, (types.Number, types.Boolean)):
+            return _number_impl(op, x)
         if not isinstance(x, types.Array):
             return None
         ax = getattr(axis, "literal_value", None)
@@ -102,14 +132,7 @@ def _register_reduction(func, op):
             ax = tuple(getattr(t, "literal_value", None) for t in axis.types)
             if None in ax:
                 return None   # so must every axis of a tuple
-        dt = x.dtype
-        if op in ("any", "all"):
-            out_dtype = np.bool_
-        elif op == "mean" or isinstance(dt, types.Boolean):
-            out_dtype = np.float64
-        else:
-            out_dtype = np.dtype(str(dt))
-        return _reduce_impl(op, x.ndim, ax, keep, out_dtype)
+        return _reduce_impl(op, x.ndim, ax, keep, _out_dtype(op, x.dtype))
     overload(func, prefer_literal=True)(typer)
 
 
@@ -117,3 +140,19 @@ for _f, _op in ((sum_axis, "sum"), (mean_axis, "mean"), (prod_axis, "prod"), (ma
                 (min_axis, "min"), (any_axis, "any"), (all_axis, "all")):
     _register_reduction(_f, _op)
 
+
+
+# ---- the adjoint of a reduction: its axes put back -------------------------------------------------
+def expand_dims(x, axis):
+    """``np.expand_dims(x, axis)``, of a number too (a 1-D array of it): a reduction of a 1-D array along
+    its axis is a number, and its adjoint puts the axis back. Numba's np.expand_dims takes arrays only."""
+    return np.expand_dims(x, axis)
+
+
+@overload(expand_dims, jit_options={"cache": True})
+def _expand_dims_numba(x, axis):
+    if isinstance(x, types.Array):
+        return lambda x, axis: np.expand_dims(x, axis)
+    if isinstance(x, (types.Number, types.Boolean)):
+        return lambda x, axis: np.full(1, x)
+    return None

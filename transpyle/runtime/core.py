@@ -1,7 +1,7 @@
-"""Run-time helpers of every generated function: loop bounds, tapes, dtype conversion, the markers
-of custom rules and un-broadcasting (the adjoint of NumPy broadcasting). Reductions along axes are in
-``axis_reductions``, the products of the other elements (the derivative of ``np.prod``) in
-``exclusive_products``.
+"""Run-time helpers of every generated function: loop bounds, tapes, dtype conversion (np.clip in NumPy's
+dtype too), the markers of custom rules and un-broadcasting (the adjoint of NumPy broadcasting).
+Reductions along axes are in ``axis_reductions``, the products of the other elements (the derivative
+of ``np.prod``) in ``exclusive_products``.
 
 Each helper is a plain Python function with NumPy semantics (what the numpy backend runs) and,
 where Numba needs one, an implementation registered with ``numba.extending.overload`` (what
@@ -108,6 +108,17 @@ def _astype_numba(x, dtype):
     if isinstance(x, types.Array):
         return lambda x, dtype: x.astype(dtype)
     return lambda x, dtype: dtype(x)
+
+
+def clip(x, lo, hi):
+    """``np.clip(x, lo, hi)`` in NumPy's dtype: Numba's np.clip clips an integer array to integers whatever
+    the bounds, and takes no number as ``x``. NumPy defines it as minimum(maximum(x, lo), hi)."""
+    return np.clip(x, lo, hi)
+
+
+@overload(clip, jit_options={"cache": True})
+def _clip_numba(x, lo, hi):
+    return lambda x, lo, hi: np.minimum(np.maximum(x, lo), hi)
 
 
 # ---- custom derivative rules ---------------------------------------------------------------------
