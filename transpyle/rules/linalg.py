@@ -91,8 +91,18 @@ def _dot_batch(batched, k, s):
 
 
 define("np.dot", [np.dot], "a, b", _dot_kind, _dot_vjp, jvp=_dot_jvp, batch=_dot_batch, lower=_dot_lower)
+
+
+def _outer_vjp(k, s):
+    """np.outer flattens its operands: the adjoint of an operand of rank above 1 is folded back to its shape."""
+    a = "np.dot(g, b)" if k["b"].ndim == 1 else "np.dot(g, np.ravel(b))"
+    b = "np.dot(a, g)" if k["a"].ndim == 1 else "np.dot(np.ravel(a), g)"
+    return {"a": a if k["a"].ndim == 1 else f"np.reshape({a}, a.shape)",
+            "b": b if k["b"].ndim == 1 else f"np.reshape({b}, b.shape)"}
+
+
 define("np.outer", [np.outer], "a, b", lambda k, s: promote(k["a"], k["b"]).with_ndim(2),
-       {"a": "np.dot(g, b)", "b": "np.dot(a, g)"}, jvp={"a": "np.outer(t, b)", "b": "np.outer(a, t)"})
+       _outer_vjp, jvp={"a": "np.outer(t, b)", "b": "np.outer(a, t)"})
 
 
 # ---- @ / np.matmul with NumPy's semantics for every rank --------------------------------------------
