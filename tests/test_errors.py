@@ -189,3 +189,87 @@ def test_unknown_backend():
     with pytest.raises((ValueError, transpyle.TranspileError)) as info:
         transpyle.grad(square, backend="fortran")(1.0)
     assert "fortran" in str(info.value)
+
+
+# ---- the failing pass, and errors at call time naming the argument or the user's line ------------
+def _index_by_float(x, t):
+    return x[t]
+
+
+def test_every_pipeline_error_names_the_pass_that_failed():
+    message = error_message(lambda: transpyle.show(_index_by_float, kinds=("f8[:]", "f8")))
+    assert "(in transpyle pass 'infer')" in message
+    message = error_message(lambda: transpyle.show(_index_by_float, mode="jvp", kinds=("f8[:]", "f8"),
+                                                   after="forward"))
+    assert "(in transpyle pass 'infer')" in message
+
+
+def _residual(a, b):
+    r = a - b
+    return np.sum(r * r)
+
+
+def _window(u, v):
+    w = u.copy()
+    w[1:] = v
+    return np.sum(w * w)
+
+
+def _accumulate(x, y):
+    u = x.copy()
+    for _ in range(3):
+        u = u * y
+    return np.sum(u)
+
+
+@pytest.mark.parametrize("backend", ALL_BACKENDS)
+@pytest.mark.parametrize("transform", ["grad", "jit", "value_and_grad", "jacrev"])
+def test_a_shape_mismatch_names_the_users_line_and_expected_vs_got(backend, transform):
+    fn = getattr(transpyle, transform)(_residual, backend=backend)
+    with pytest.raises(ValueError) as info:
+        fn(np.ones(3), np.ones(4))
+    message = str(info.value)
+    assert isinstance(info.value, transpyle.TranspileError)
+    assert f"{THIS_FILE}:{line_of(_residual, 'r = a - b')}: r = a - b" in message
+    assert "expected shapes that broadcast together, got (3,) and (4,)" in message
+    assert "a: (3,), b: (4,)" in message
+
+
+@pytest.mark.parametrize("backend", ALL_BACKENDS)
+def test_a_write_of_the_wrong_shape_says_what_was_expected(backend):
+    with pytest.raises(ValueError) as info:
+        transpyle.grad(_window, backend=backend)(np.ones(3), np.ones(4))
+    message = str(info.value)
+    assert f"{THIS_FILE}:{line_of(_window, 'w[1:] = v')}" in message
+    assert "expected shape (2,), got (4,)" in message and "v has that shape" in message
+
+
+def test_an_unsupported_argument_names_the_argument():
+    with pytest.raises(transpyle.TranspileError) as info:
+        transpyle.grad(_residual, backend="numpy")(np.ones(3), "ones")
+    assert "argument 'b' (position 1) of '_residual': unsupported argument type str" in str(info.value)
+
+
+@pytest.mark.parametrize("backend", ALL_BACKENDS)
+def test_float32_and_float64_mixed_follow_numpy_promotion(backend):
+    x32, y = np.linspace(0.1, 0.5, 3).astype(np.float32), np.linspace(1.0, 2.0, 3)
+    got = transpyle.grad(_accumulate, argnums=(0, 1), backend=backend)(x32, y)
+    want = transpyle.grad(_accumulate, argnums=(0, 1), backend="numpy")(x32.astype(np.float64), y)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-12)
+    value, tangent = transpyle.jvp(_accumulate, (x32, y), (np.ones(3, np.float32), np.zeros(3)), backend=backend)
+    np.testing.assert_allclose(tangent, np.sum(want[0]), rtol=1e-10)
+
+
+def _accumulate_jit(x, y):
+    u = x.copy()
+    for _ in range(3):
+        u = u * y
+    return np.sum(u)
+
+
+@pytest.mark.numba
+def test_jit_of_mixed_precisions_names_the_arguments():
+    with pytest.raises(transpyle.TranspileError) as info:
+        transpyle.jit(_accumulate_jit)(np.ones(3, np.float32), np.ones(3))
+    assert "x is float32 and y float64" in str(info.value) and "x.astype(np.float64)" in str(info.value)

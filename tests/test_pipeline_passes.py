@@ -40,9 +40,11 @@ def test_a_transform_runs_exactly_its_declared_passes(mode, back):
     _, _, ctx = generate(energy, mode=mode, kinds=KINDS)
     ran = [name for name, _ in ctx.timings]
     declared = [p.name for p in pipeline.pipeline_of(mode)]
-    # the jacobian driver runs the sweeps it calls on copies of the tree (quietly, after it started)
-    assert ran[:len(declared) - 1] == declared[:-1]
-    assert declared[-1] in ran
+    # the jacobian driver runs the sweeps it calls on copies of the tree (their times are listed
+    # before its own, which ends after them): the declared passes run in order, with those in between
+    inside = iter(ran)
+    assert all(name in inside for name in declared)
+    assert set(ran) - set(declared) <= {"activity", "reverse", "forward", "custom_rules"}
 
 
 def test_timings_switch_prints_every_pass(monkeypatch, capfd):

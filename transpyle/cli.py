@@ -68,12 +68,17 @@ def main(argv=None):
     sub = parser.add_subparsers(dest="command", required=True)
     show = sub.add_parser("show", help="print the generated source of a transform")
     show.add_argument("target", help="FILE.py:FUNC or package.module:FUNC")
-    show.add_argument("--mode", default="grad", choices=["primal", "grad", "value_and_grad", "vjp", "jvp", "jacfwd", "jacrev", "hessian", "vmap"])
+    show.add_argument("--mode", default="grad", choices=["primal", "jit", "grad", "value_and_grad", "vjp", "jvp",
+                                                         "jacfwd", "jacrev", "hessian", "vmap"])
     show.add_argument("--argnums", default="0", type=_argnums, help="argument positions to differentiate, e.g. 0 or 0,2")
     show.add_argument("--kinds", default=None,
                       help="argument kinds, e.g. 'f8[:],f8[:,:],f8' (default: guessed from how they are used); "
                            "a pytree argument as a literal of kinds, e.g. \"{'W': 'f8[:, :]', 'b': 'f8[:]'}\"")
-    show.add_argument("--after", default=None, help="print the function after this pass instead")
+    show.add_argument("--example", default=None,
+                      help="the arguments of an example call, as a Python expression read in FILE's namespace "
+                           "(numpy as np), e.g. 'np.ones(3), 100': their kinds are used (instead of --kinds)")
+    show.add_argument("--after", default=None, help="print the function after this pass instead (every mode; "
+                                                    "the pass names are in docs/pipeline.md)")
     show.add_argument("--in-axes", default="0", type=_in_axes,
                       help="for --mode vmap: one axis or None per argument, e.g. 0,None")
     show.add_argument("--strategy", default="loop", choices=["loop", "array"],
@@ -87,6 +92,9 @@ def main(argv=None):
     comp.add_argument("--kinds", action="append", default=None,
                       help="argument kinds, e.g. 'f8[:],f8[:,:],f8' (default: guessed); once for all functions "
                            "or once per --function, in order")
+    comp.add_argument("--example", action="append", default=None,
+                      help="an example call's arguments as a Python expression (numpy as np), e.g. "
+                           "'np.ones(3), 100', instead of --kinds; once for all functions or once per --function")
     comp.add_argument("--in-axes", action="append", default=None, type=_in_axes,
                       help="for --mode vmap: one axis or None per argument (once, or once per --function)")
     comp.add_argument("--backend", default="numba", choices=["numba", "numpy", "cuda"],
@@ -107,8 +115,9 @@ def main(argv=None):
     func = load_target(opts.target)
     try:
         kinds = _split_kinds(opts.kinds) if opts.kinds else None
-        check_options(func, opts.mode, opts.argnums, opts.in_axes, kinds)
-        text = api.show(func, mode=opts.mode, argnums=opts.argnums, kinds=kinds, after=opts.after,
+        args = _example(opts.example, getattr(func, "__globals__", {})) if opts.example else None
+        check_options(func, opts.mode, opts.argnums, opts.in_axes, kinds if args is None else args)
+        text = api.show(func, mode=opts.mode, argnums=opts.argnums, kinds=kinds, args=args, after=opts.after,
                         in_axes=opts.in_axes, strategy=opts.strategy)
     except TranspileError as exc:
         print(f"transpyle: {exc}", file=sys.stderr)
@@ -128,9 +137,12 @@ def _compile(opts, argv):
     command = "transpyle " + shlex.join(w for w in words if w != "--check")
     try:
         check_output(opts.output)          # a device, pipe or folder: refused before any work
+        kinds = _per_function(opts.function, opts.kinds, _split_kinds, None)
+        if opts.example:
+            kinds = _example_kinds(opts.source, opts.function, opts.example, opts.kinds)
         text = compile_module(opts.source, opts.function, modes=opts.mode or ["grad"],
                               argnums=opts.argnums,
-                              kinds=_per_function(opts.function, opts.kinds, _split_kinds, None),
+                              kinds=kinds,
                               in_axes=_per_function(opts.function, opts.in_axes, lambda axes: axes, 0),
                               backend=opts.backend, command=command)
         if opts.check:
@@ -167,6 +179,28 @@ def _cache(action):
         print(f"transpyle: some files in {path} could not be removed: {problem}", file=sys.stderr)
         return 1
     return 0
+
+
+def _example(text, namespace):
+    """The arguments of an example call: ``text`` evaluated in the user's module (numpy as np)."""
+    import numpy
+    try:
+        value = eval(text, {"np": numpy, "numpy": numpy, **namespace})     # noqa: S307 (the user's own expression)
+    except Exception as exc:
+        raise TranspileError(f"--example '{text}' could not be evaluated: {type(exc).__name__}: {exc}",
+                             hint="give the arguments of one call, e.g. --example 'np.ones(3), 100'") from None
+    return value if isinstance(value, tuple) else (value,)
+
+
+def _example_kinds(source, functions, examples, kinds):
+    """{function: kind strings} of the example calls (once, or once per --function)."""
+    from .api.aot_source import load_source_module
+    from .api.argument_kinds import example_kinds, kind_strings
+    if kinds:
+        raise TranspileError("give --kinds or --example, not both")
+    namespace = vars(load_source_module(source))
+    return _per_function(functions, examples, lambda text: kind_strings(example_kinds(_example(text, namespace))),
+                         None)
 
 
 def _per_function(functions, given, parse, default):

@@ -25,6 +25,7 @@ import warnings
 import gast
 
 from ..base.ast_utils import expr_source, loaded_names
+from ..base.context import place
 from ..base.kinds import Kind
 from ..rules.primitives import lookup
 from .places import assignments, block_of, dead_after, mentioned, mentioned_in, position, rebound_by, used_outside
@@ -289,8 +290,8 @@ class Aliases:
                     continue
                 if not {v, base} <= own or getattr(s, "transpyle_binding", False):
                     continue            # names made by the transforms (helper parameters, temporaries)
-                filename = getattr(s, "transpyle_file", None) or self.ctx.filename
-                lineno = getattr(s, "lineno", None) or 0
+                filename, lineno = place(s, self.ctx.filename)
+                lineno = lineno or 0
                 # reported at the user's line, as Python reports its own warnings
                 warnings.warn_explicit(f"'{v} = {base}' makes '{v}' the same array as "
                                        f"'{base}', and that array is written in place later, so '{v}' sees the "

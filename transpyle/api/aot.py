@@ -23,6 +23,7 @@ from ..base.errors import TranspileError
 from ..backends.numba_backend import PRANGE_ONLY
 from .aot_cuda import compile_cuda_module
 from .signature_check import check_options
+from .argument_kinds import kind_strings, resolved_kinds, spelled_kinds
 from .aot_source import batched_kinds, source_digest, load_source_module, module_docstring, user_function
 
 MODES = ("primal", "grad", "value_and_grad", "vjp", "jvp", "jacfwd", "jacrev", "hessian", "vmap")
@@ -68,8 +69,10 @@ def _numpy_part(body):
         names = {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name)}
         names |= {a.asname or a.name for a in getattr(stmt, "names", [])}
         if isinstance(stmt, ast.ImportFrom) and (stmt.module or "").startswith("numba") or names & dropped:
-            dropped |= {getattr(stmt, "name", "")} | {t.id for t in ast.walk(stmt)
-                                                      if isinstance(t, ast.Name) and isinstance(t.ctx, ast.Store)}
+            # the names it defines at the top level (the locals of a dropped function are not)
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else []
+            dropped |= {getattr(stmt, "name", "")} | {t.id for target in targets for t in ast.walk(target)
+                                                      if isinstance(t, ast.Name)}
             continue
         kept.append(stmt)
     return kept
@@ -97,13 +100,16 @@ def compile_module(path, functions, modes=("grad",), argnums=0, kinds=None, in_a
     if backend == "cuda":                  # kernels and host wrappers: api/aot_cuda.py
         return compile_cuda_module(path, module, functions, kinds, in_axes, source_digest(path), command)
     defs, order = {}, []                   # function name -> (text, tree); the order they are written
-    publics = []
+    publics, used = [], {}                 # used: function name -> the kinds of one call, as written
     for fname in functions:
         func = user_function(module, path, fname)
+        given = kinds.get(fname) if isinstance(kinds, dict) else kinds
+        # kinds not given are read from the source once, and written into the module's docstring
+        used[fname] = given if given is not None else kind_strings(resolved_kinds(func, generate))
         for mode in modes:
             if mode not in MODES:
                 raise TranspileError(f"unknown mode '{mode}'", hint="one of: " + ", ".join(MODES))
-            fkinds = kinds.get(fname) if isinstance(kinds, dict) else kinds
+            fkinds = used[fname]
             faxes = in_axes.get(fname, 0) if isinstance(in_axes, dict) else in_axes
             check_options(func, mode, argnums, faxes, fkinds)
             if mode == "vmap" and fkinds is not None:
@@ -140,7 +146,7 @@ def compile_module(path, functions, modes=("grad",), argnums=0, kinds=None, in_a
     if clash:
         raise TranspileError(f"the generated function '{clash[0]}' has the name of a run-time helper",
                              hint="rename the function in your file")
-    return _module_text(path, order, defs, publics, runtime_text, backend, command)
+    return _module_text(path, order, defs, publics, runtime_text, backend, command, used)
 
 
 def _fresh(base, taken):
@@ -151,8 +157,10 @@ def _fresh(base, taken):
     return name
 
 
-def _module_text(path, order, defs, publics, runtime_text, backend, command):
+def _module_text(path, order, defs, publics, runtime_text, backend, command, used):
     listing = "\n".join(f"    {public:28} {mode} of {fname}" for public, fname, mode in publics)
+    listing += "\n\nArgument kinds (of one call; vmap adds the batch axis):\n" + \
+        "\n".join(f"    {fname}: --kinds {spelled_kinds(k)!r}" for fname, k in used.items())
     header = module_docstring(path, source_digest(path), command,
                               "numpy" + (" and numba" if backend == "numba" else ""), listing)
     header += ["import math", "", "import numpy as np"]

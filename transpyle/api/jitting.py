@@ -2,7 +2,7 @@
 from . import pytrees as flat
 from ..base.arrays import plain
 from ..base.errors import TranspileError
-from .transformed import Transformed, _arguments
+from .transformed import Transformed, _arguments, _located_errors
 from .vmapping import Vmapped
 
 
@@ -21,6 +21,7 @@ class Jitted(Transformed):
         self.static = sorted({n % len(params) for n in nums} | {params.index(n) for n in names})
         self.params = params
 
+    @_located_errors
     def __call__(self, *args, **kwargs):
         if not self.static:
             return super().__call__(*args, **kwargs)

@@ -1,17 +1,30 @@
 """What the generated code looks like: ``show`` (the module's text, or the tree after one pass) and
 ``generate`` (the tree), for example arguments, kind strings, or kinds guessed from the source."""
+import contextlib
+import io
+import os
+
 from . import pytrees as flat
 from .. import pipeline
+from ..base.errors import TranspileError
+from ..pipeline.modes import check_after
 from ..base.kinds import parse_kind
+from .aot_source import batched_kinds
+from .argument_kinds import resolved_kinds
 from .functional import _flat_function
 from .transformed import Transformed, _kinds, _normalize_argnums
 
 
-def _specialization(fun, mode, argnums, args, kinds, has_aux, holomorphic):
+def _specialization(fun, mode, argnums, args, kinds, has_aux, holomorphic, in_axes=0):
     """What show and compile_module give the pipeline: (function, mode, argnums, argument kinds,
-    tuple_argnums, the arguments' TreeDefs when some are pytrees), from example ``args``, ``kinds`` strings (or pytrees of them, for pytree arguments),
-    or kinds guessed from the source."""
+    tuple_argnums, the arguments' TreeDefs when some are pytrees), from example ``args``, ``kinds``
+    strings (or pytrees of them, for pytree arguments), or kinds read from the source
+    (``argument_kinds``: those of one call, which vmap batches along ``in_axes``)."""
     nums, tuple_argnums = _normalize_argnums(fun, argnums)
+    if args is None and kinds is None:
+        kinds = resolved_kinds(fun, generate)
+        if mode == "vmap":
+            kinds = batched_kinds(kinds, in_axes)
     if args is None and kinds is not None and flat.has_pytree(kinds):   # pytrees of kind strings:
         args, kinds = kinds, flat.flatten_args(kinds)[0]                # their structure, their leaves
     treedefs = None
@@ -22,17 +35,12 @@ def _specialization(fun, mode, argnums, args, kinds, has_aux, holomorphic):
         fun, tuple_argnums = _flat_function(fun, treedefs, has_aux)[0], True
     if kinds is not None:
         arg_kinds = tuple(parse_kind(k) if isinstance(k, str) else k for k in kinds)
-    elif args is not None:
-        arg_kinds = _kinds(tuple(args))
     else:
-        from ..frontend.guess import guess_kinds
-        arg_kinds = guess_kinds(fun)
+        arg_kinds = _kinds(tuple(args))
     nums = tuple(n % len(arg_kinds) for n in nums)
     if mode == "hessian":         # jacfwd over the code jacrev generates
         fun, mode = Transformed(fun, "jacrev", argnums, has_aux, holomorphic=holomorphic), "jacfwd"
-    if mode == "vjp":
-        nums = tuple(range(len(arg_kinds)))
-    elif mode == "jvp":           # as jvp() does: every float argument gets a tangent
+    if mode in ("vjp", "jvp"):    # as jvp() does: every float argument gets a tangent (a cotangent)
         nums = tuple(i for i, k in enumerate(arg_kinds) if getattr(k, "is_float", False))
     return fun, mode, nums, arg_kinds, tuple_argnums, treedefs
 
@@ -40,39 +48,55 @@ def _specialization(fun, mode, argnums, args, kinds, has_aux, holomorphic):
 def generate(fun, mode="grad", argnums=0, args=None, kinds=None, has_aux=False, holomorphic=False, in_axes=0,
              out_axes=0, after=None, strategy="loop"):
     """(name, gast FunctionDef, Context) of the generated function; see :func:`show`."""
+    label = "jit" if mode == "jit" else None
+    mode = "primal" if mode == "jit" else mode            # jit compiles the function as it is
     fun, mode, nums, arg_kinds, tuple_argnums, treedefs = _specialization(fun, mode, argnums, args, kinds, has_aux,
-                                                                           holomorphic)
+                                                                           holomorphic, in_axes)
     if treedefs is not None and mode == "vmap":
         in_axes = flat.leaf_in_axes(in_axes, treedefs)
     return pipeline.transform(fun, mode, nums, arg_kinds, has_aux, tuple_argnums, after=after,
-                              holomorphic=holomorphic, in_axes=in_axes, out_axes=out_axes, strategy=strategy)
+                              holomorphic=holomorphic, in_axes=in_axes, out_axes=out_axes, strategy=strategy,
+                              label=label)
 
 
 def show(fun, mode="grad", argnums=0, args=None, kinds=None, has_aux=False, after=None, holomorphic=False,
          in_axes=0, out_axes=0, strategy="loop"):
-    """The generated source for ``fun`` under ``mode`` (what is compiled).
+    """The generated source for ``fun`` under ``mode`` (what is compiled): one of ``pipeline.MODES``,
+    ``hessian`` or ``jit``.
 
     Specialisation needs the argument kinds: give example ``args``, or ``kinds`` as strings
-    like ``("f8[:]", "f8[:, :]", "f8")``. Without either, they are guessed from how the function
-    uses its parameters (see ``guess``) and named in the header. ``after`` names a pass to print the tree after instead (see ``pipeline.PASSES``).
+    like ``("f8[:]", "f8[:, :]", "f8")``. Without either, they are read from annotations or from how
+    the function uses its arguments (``argument_kinds``) and named in the header. ``after`` names a
+    pass (``pipeline.PASSES``): the text is then the function after that pass instead, each time it
+    ran (a Jacobian runs the sweeps it calls; a Hessian runs jacrev, then jacfwd over its code).
     """
     options = dict(mode=mode, argnums=argnums, args=args, kinds=kinds, has_aux=has_aux, holomorphic=holomorphic,
                    in_axes=in_axes, out_axes=out_axes, strategy=strategy)
     if after is not None:
-        import contextlib
-        import io
-        import os
-        buf = io.StringIO()
-        old = os.environ.get("TRANSPYLE_DUMP")
-        os.environ["TRANSPYLE_DUMP"] = after
-        try:
-            with contextlib.redirect_stderr(buf):
-                generate(fun, after=after, **options)
-        finally:
-            if old is None:
-                os.environ.pop("TRANSPYLE_DUMP", None)
-            else:
-                os.environ["TRANSPYLE_DUMP"] = old
-        return buf.getvalue()
+        return _after(fun, after, options)
     fname, tree, ctx = generate(fun, **options)
     return pipeline.module_source(tree, ctx)
+
+
+def _after(fun, after, options):
+    """The dumps of the tree after the pass ``after`` (``TRANSPYLE_DUMP`` for this call, read by the
+    transforms this one runs inside it too)."""
+    check_after(after)
+    buf = io.StringIO()
+    old = os.environ.get("TRANSPYLE_DUMP")
+    os.environ["TRANSPYLE_DUMP"] = after
+    try:
+        with contextlib.redirect_stderr(buf):
+            _, _, ctx = generate(fun, after=after, **options)
+    finally:
+        if old is None:
+            os.environ.pop("TRANSPYLE_DUMP", None)
+        else:
+            os.environ["TRANSPYLE_DUMP"] = old
+    text = "".join(line for line in buf.getvalue().splitlines(True) if not line.startswith("# transpyle pass timings")
+                   and not line.startswith("#   "))
+    if not text:
+        ran = list(dict.fromkeys(name for name, _ in ctx.timings))
+        raise TranspileError(f"the pass '{after}' does not run in mode {options['mode']}",
+                             hint="the passes this mode runs: " + ", ".join(ran))
+    return text

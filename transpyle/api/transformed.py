@@ -7,12 +7,13 @@ backend; later calls with the same kinds go straight to the compiled function. A
 is also valid input to every transform: its generated code is read as source
 (``generated_function``).
 """
+import copy
 import functools
 import inspect
 
 import numpy as np
 
-from . import pytrees as flat
+from . import call_errors, pytrees as flat
 from .. import pipeline
 from ..backends import choose, compile_function, spelled_for
 from ..backends.compile_time import compile_guarded
@@ -135,11 +136,29 @@ def _ct_key(ct):
     return (ct.dtype, ct.ndim) if isinstance(ct, np.ndarray) else type(ct)
 
 
-def _kinds(args):
+def _kinds(args, fun=None):
+    """The kinds of ``args``; with ``fun``, an argument no transform takes is named by its parameter."""
+    if fun is not None:
+        return call_errors.kinds_of(fun, args)
     try:
         return tuple(kind_of_value(a) for a in args)
     except TypeError as exc:
         raise TranspileError(f"{exc}", hint="pass floats, ints, bools or NumPy arrays") from None
+
+
+def _located_errors(call):
+    """``call`` (a transform's ``__call__``) whose plain ValueError from compiled code (shapes that do
+    not fit) is explained at the user's line, with the arguments' shapes (``call_errors``)."""
+    @functools.wraps(call)
+    def located(self, *args, **kwargs):
+        try:
+            return call(self, *args, **kwargs)
+        except ValueError as exc:
+            error = self._explained(exc, args, kwargs)
+            if error is None:
+                raise
+            raise error from None
+    return located
 
 
 def _with_captured(compiled, nargs, getters):
@@ -181,6 +200,7 @@ class Transformed:
         self._flat = {}             # argument structures -> (flat transform, result builder)
         self.backend_name = choose(backend)
         self.boundscheck = None     # bounds checks on numba; None follows TRANSPYLE_BOUNDSCHECK
+        self._locating = False      # a run on the numpy backend that explains an error (``_located``)
         functools.update_wrapper(self, fun, updated=())     # not fun.__dict__: a Transformed has state
 
     @staticmethod
@@ -204,11 +224,21 @@ class Transformed:
     def _entry(self, args, extra=(), static=None):
         """The compiled callable for ``args`` (the function's arguments); ``extra`` are trailing
         arguments the generated function adds (the cotangent of vjp), used for compiling only;
-        ``static`` maps parameters specialized away (jit) to their values."""
-        kinds = _kinds(args)
+        ``static`` maps parameters specialized away (jit) to their values. float32 and float64 arguments
+        mixed are promoted to float64, as NumPy computes them (not for jit, whose writes into its
+        arguments must reach the caller's arrays)."""
+        kinds = _kinds(args, self.fun)
         backend = self.backend_name
         key = (kinds, backend, tuple(_ct_key(e) for e in extra), flat.static_key(static))
         entry = self._compiled.get(key)
+        given = tuple(args) + tuple(extra)
+        wider = call_errors.promoted(given) if entry is None and self.mode != "primal" else given
+        if any(a is not b for a, b in zip(wider, given)):
+            compiled = self._entry(wider[:len(args)], wider[len(args):], static)
+
+            def entry(*args):
+                return compiled(*call_errors.promoted(args))
+            self._compiled[key] = entry
         if entry is None and backend == "cuda" and self.mode in ("grad", "value_and_grad"):
             self._check_argnums(len(args))
             entry = self._compiled[key] = _reduced_on_gpu(self, kinds, len(args))
@@ -216,10 +246,16 @@ class Transformed:
             if self.mode != "primal":
                 self._check_argnums(len(args))
             fname, tree, ctx = self._transform(kinds, static)
-            module = load_module(spelled_for(backend, pipeline.module_source(tree, ctx), self.boundscheck), fname)
+            text = spelled_for(backend, pipeline.module_source(tree, ctx), self.boundscheck)
+            # a run that explains an error has modules of its own (a numba module's helpers are dispatchers)
+            module = load_module(text + ("\n# run by the numpy backend to explain an error\n" if self._locating
+                                         else ""), fname)
             getters = [getter for _, getter, _ in ctx.captured.values()]
             captured = tuple(g() for g in getters)
-            entry = self._compile(module, fname, args + captured + tuple(extra), ctx, kinds, static)
+            try:
+                entry = self._compile(module, fname, args + captured + tuple(extra), ctx, kinds, static)
+            except TranspileError as exc:
+                raise call_errors.with_precisions(exc, self.fun, args) from None
             if getters:
                 entry = _with_captured(entry, len(args), getters)
             self._compiled[key] = entry
@@ -257,15 +293,43 @@ class Transformed:
             kinds = kinds[:len(self.argnums)]
         return pipeline.loaded(self.fun, *self._transform(kinds, lanes=None))  # no array lifting: inside the subset
 
+    def _explained(self, exc, args, kwargs):
+        """The CallError explaining ``exc`` (raised by this call), or None to raise ``exc`` as it is:
+        only a plain ValueError of compiled code is explained (LinAlgError and the others stay)."""
+        if type(exc) is not ValueError or self._locating:
+            return None
+        return self._located(exc, args, kwargs)
+
+    def _located(self, exc, args, kwargs):
+        """The error ``exc`` of compiled code explained: the same call run on the numpy backend, on
+        copies of the arguments, names the shapes and, through the generated line, the user's line."""
+        twin = copy.copy(self)
+        twin.backend = twin.backend_name = "numpy"
+        twin._locating = True
+        twin._compiled, twin._fast, twin._flat = {}, {}, {}
+        return call_errors.located(exc, self.fun, lambda *a: twin(*a, **kwargs), args)
+
     def __call__(self, *args, **kwargs):
-        # fast path: positional arrays and numbers whose types were seen before
+        # fast path: positional arrays and numbers whose types were seen before (a try costs nothing
+        # until an error is raised: a shape that does not fit is explained then, see ``_explained``)
         if not kwargs:
             try:
                 entry = self._fast[tuple(map(_fast_key, args))]
             except (KeyError, TypeError):
                 pass
             else:
-                return entry(*args)
+                try:
+                    return entry(*args)
+                except ValueError as exc:
+                    error = self._explained(exc, args, kwargs)
+                    if error is None:
+                        raise
+                    raise error from None
+        return self._called(*args, **kwargs)
+
+    @_located_errors
+    def _called(self, *args, **kwargs):
+        """A call not on the fast path: arguments bound, compiled for their kinds where new."""
         given, defaults = _arguments(self.fun, self.signature, args, kwargs)
         args = tuple(given.values())
         if flat.needs_flattening(self.fun, args):

@@ -6,7 +6,7 @@ from . import pytrees as flat
 from .. import pipeline
 from ..base.arrays import plain
 from ..base.errors import TranspileError
-from .transformed import Transformed, _arguments, _kernel, _kinds, _lanes
+from .transformed import Transformed, _arguments, _kernel, _kinds, _lanes, _located_errors
 
 
 class Vmapped(Transformed):
@@ -39,6 +39,7 @@ class Vmapped(Transformed):
                 raise
         return pipeline.transform(self.fun, "vmap", (), kinds, static=static, **dict(options, strategy="loop"))
 
+    @_located_errors
     def __call__(self, *args, **kwargs):
         given, defaults = _arguments(self.fun, self.signature, args, kwargs)   # defaults are not batched
         args = tuple(given.values())
@@ -68,7 +69,7 @@ class Vmapped(Transformed):
 
     def _check_batch(self, args):
         from ..transforms.batch import normalize_in_axes
-        axes = normalize_in_axes(self.in_axes, _kinds(args), getattr(self.fun, "__name__", "f"))
+        axes = normalize_in_axes(self.in_axes, _kinds(args, self.fun), getattr(self.fun, "__name__", "f"))
         sizes = {i: (a.shape if hasattr(a, "shape") else np.shape(a))[ax]     # device arrays too
                  for i, (a, ax) in enumerate(zip(args, axes)) if ax is not None}
         if len(set(sizes.values())) > 1:

@@ -10,6 +10,45 @@ from .naming import Namer
 FILE_ATTR = "transpyle_file"     # set on statements inlined from another file
 
 
+#: lines of another file in generated code that is read back as source (``frontend/source``): a
+#: statement there is numbered above VIRTUAL_LINES, one number per (file, line), so the place
+#: survives every pass that copies a statement's line onto the statements it makes from it
+VIRTUAL_LINES = 1 << 24
+_NUMBERS = {}
+_PLACES = []
+
+
+def virtual_line(path, line):
+    """The number standing for ``line`` of ``path``."""
+    if (path, line) not in _NUMBERS:
+        _NUMBERS[(path, line)] = VIRTUAL_LINES + len(_PLACES)
+        _PLACES.append((path, line))
+    return _NUMBERS[(path, line)]
+
+
+def place(node, default):
+    """(file, line) that ``node`` came from; ``default`` is the file being transformed."""
+    line = getattr(node, "lineno", None)
+    if line is not None and line >= VIRTUAL_LINES:
+        return _PLACES[line - VIRTUAL_LINES]
+    return node_file(node, default), line
+
+
+def node_file(node, default):
+    """The file ``node`` came from: its own ``FILE_ATTR``, or that of the nodes it holds (a pass that
+    splits a statement copies its line onto the new statements, not the mark of an inlined file)."""
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        path = getattr(n, FILE_ATTR, None)
+        if path:
+            return path
+        # a loop's or a branch's header, not the statements inside it (they may come from elsewhere)
+        todo.extend(child for field, child in gast.iter_fields(n) if field not in ("body", "orelse", "finalbody")
+                    for child in (child if isinstance(child, list) else [child]) if isinstance(child, gast.AST))
+    return default
+
+
 class DeferredCall:
     """A call to a transformed function (``grad(g)`` called inside ``f``): its code depends on the
     kinds of the arguments at the call, so it is generated and inlined once ``infer`` knows them."""
@@ -82,8 +121,7 @@ class Context:
 
     def error(self, node, message, hint=None, construct=None):
         """A TranspileError located at ``node`` (a gast node, or None for the function itself)."""
-        filename = getattr(node, FILE_ATTR, None) or self.filename
-        lineno = getattr(node, "lineno", None) if node is not None else None
+        filename, lineno = place(node, self.filename) if node is not None else (self.filename, None)
         if lineno is None:
             lineno = getattr(self.source.tree, "lineno", None)
         if construct is None and node is not None:

@@ -15,7 +15,12 @@ class TranspileError(Exception):
         self.construct = construct
         self.hint = hint
         self.stage = stage
-        super().__init__(self._format())
+        super().__init__(message)
+
+    def __str__(self):
+        # formatted when read, not when raised: the pipeline names the failing pass (``stage``) after
+        # the pass that raised the error built it
+        return self._format()
 
     def _format(self):
         where = ""

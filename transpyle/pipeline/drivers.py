@@ -10,7 +10,7 @@ from ..base.ast_utils import comment
 from ..base.errors import TranspileError
 from ..base.kinds import Kind, TupleKind
 from ..backends.cache import load_module
-from ..transforms import batch, jacobian as jacobian_drivers, lift as lifting
+from ..transforms import batch, jacobian as jacobian_drivers, lift as lifting, tidy
 from . import passes
 from .module import module_source
 
@@ -60,7 +60,7 @@ def jacobian(tree, ctx, job):
     lifted = None
     if mode == "jacfwd":
         fwd = passes.run(copy.deepcopy(tree), ctx, job.derived(ct_kind=None),
-                         (passes.ACTIVITY, passes.FORWARD, passes.CUSTOM_RULES), quiet=True)
+                         (passes.ACTIVITY, passes.FORWARD, passes.CUSTOM_RULES))
         ctx.helpers = [fwd]
         scalars = all(ctx.arg_kinds[w].ndim == 0 for w in ctx.wrt) and all(k.ndim == 0 for k in out_kinds)
         lifted = _vector_jvp(fwd, ctx, lanes, job) if vector and not scalars else None
@@ -77,9 +77,9 @@ def jacobian(tree, ctx, job):
         primal = copy.deepcopy(tree)
         primal.name = f"{name}_primal"
         rev_job = job.derived(sweep="vjp", ct_kind=cotangent_kind(ret, ctx, has_aux))
-        rev = passes.run(copy.deepcopy(tree), ctx, rev_job, (passes.ACTIVITY, passes.REVERSE), quiet=True)
-        primal = passes.run(primal, ctx, job.derived(ct_kind=None), (passes.CUSTOM_RULES,), quiet=True)
-        rev = passes.run(rev, ctx, rev_job, (passes.CUSTOM_RULES,), quiet=True)
+        rev = passes.run(copy.deepcopy(tree), ctx, rev_job, (passes.ACTIVITY, passes.REVERSE))
+        primal = passes.run(primal, ctx, job.derived(ct_kind=None), (passes.CUSTOM_RULES,))
+        rev = passes.run(rev, ctx, rev_job, (passes.CUSTOM_RULES,))
         ctx.helpers = [primal, rev]
         # a scalar output has one direction: the vjp itself, with no lanes to carry
         lifted = _vector_vjp(rev, ctx, out_kinds[0], lanes, job) if vector and out_kinds[0].ndim else None
@@ -97,6 +97,7 @@ def jacobian(tree, ctx, job):
            ("jacrev", False): "one vjp per output element",
            ("jacrev", True): "one vjp carrying all output directions at once"}[mode, lifted is not None]
     driver.body.insert(0, comment(f"transpyle: {mode} of {name} with respect to {', '.join(ctx.wrt)}: {how}"))
+    setattr(driver, tidy.DRIVER_ATTR, True)
     return driver
 
 
@@ -113,6 +114,7 @@ def vmap_loop(tree, ctx, job):
                                primal.name)
     axes = ", ".join(f"axis {a} of {p}" for p, a in zip(params, in_axes) if a is not None)
     driver.body.insert(0, comment(f"transpyle: vmap of {name} over {axes}: one call per example, in parallel"))
+    setattr(driver, tidy.DRIVER_ATTR, True)
     return driver
 
 

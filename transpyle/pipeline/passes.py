@@ -23,7 +23,7 @@ from ..base.errors import TranspileError
 from ..base.kinds import kind_of_value
 from ..frontend import in_place, infer, inline, jumps, lower_calls, lower_indexing, normalize, rename, resolve
 from ..frontend.source import read_function
-from ..transforms import custom_rules, forward, reverse
+from ..transforms import custom_rules, forward, reverse, tidy
 
 
 @dataclasses.dataclass(frozen=True)
@@ -136,10 +136,19 @@ def _settle(tree, ctx, job):
 FRONTEND_BY_NAME = {p.name: p for p in FRONTEND}
 CUSTOM_RULES = Pass("custom_rules", "markers of custom derivative rules -> plain values; bwd rules inlined",
                     ("compilable",), ("settled",), _settle)
-def _dump(name, tree, after):
+TIDY = Pass("tidy", "temporaries of numbers folded, statements nothing reads removed, source-line comments",
+            ("compilable",), ("tidy",), lambda t, ctx, job: tidy.run(t, ctx))
+
+
+def _dump(name, tree, ctx, after):
     wanted = os.environ.get("TRANSPYLE_DUMP", "")
     if name == after or wanted == "all" or name in wanted.split(","):
-        sys.stderr.write(f"# ---- after {name} ----\n{to_source(tree)}\n")
+        # a driver's pass also made (or tidied) the functions it calls: they are shown first
+        helpers = ctx.helpers if name in _WITH_HELPERS else []
+        sys.stderr.write(f"# ---- after {name} ----\n" + "\n".join(to_source(f) for f in helpers + [tree]) + "\n")
+
+
+_WITH_HELPERS = {"jacobian", "vmap_loop", "tidy"}
 
 
 def run(tree, ctx, job, passes, quiet=False):
@@ -160,7 +169,7 @@ def run(tree, ctx, job, passes, quiet=False):
         ctx.timings.append((p.name, time.perf_counter() - start))
         job.facts.update(p.produces)
         if not quiet:
-            _dump(p.name, tree, job.after)
+            _dump(p.name, tree, ctx, job.after)
     return tree
 
 

@@ -44,18 +44,20 @@ def prepare(tree, unit, ctx):
 
 def transform(func, mode="grad", argnums=(0,), arg_kinds=(), has_aux=False, tuple_argnums=False, after=None,
               holomorphic=False, in_axes=0, out_axes=0, static=None, strategy="loop", lanes="loops",
-              forward_mode=False):
+              forward_mode=False, label=None):
     """Run the pipeline on ``func``; returns (function name, gast FunctionDef, Context). ``strategy``: how
     vmap is compiled (``STRATEGIES``); ``lanes``: how array-lifted code runs statements on batched numbers,
     ``"loops"`` (loops over the lanes, for Numba) or ``"arrays"`` (one NumPy operation each), or None
     where the result is read by another transform (no array lifting: jacrev by rows); ``forward_mode``: grad and value_and_grad by forward mode, one jvp
-    sweep per differentiated input (no tape)."""
+    sweep per differentiated input (no tape); ``label``: the transform as the module's header names it
+    (``hessian`` for jacfwd over jacrev; by default the modes of the transforms stacked)."""
     if mode not in MODES:
         raise TranspileError(f"unknown mode '{mode}'", hint="one of: " + ", ".join(MODES))
     full_kinds = tuple(arg_kinds)
     if mode == "vmap":                  # the function is transformed for one example
         in_axes = batch.normalize_in_axes(in_axes, full_kinds, getattr(func, "__name__", "f"))
         arg_kinds = batch.example_kinds(full_kinds, in_axes)
+    label, origin = _described(func, mode, label)
     generated = hasattr(func, "generated_function")
     if generated:
         # a transformed function: its generated code is the input (it is inside the subset)
@@ -67,7 +69,7 @@ def transform(func, mode="grad", argnums=(0,), arg_kinds=(), has_aux=False, tupl
     if static or unit.tree.args.defaults or unit.tree.args.kwonlyargs:
         unit = specialize(unit, static)
     ctx = Context(source=unit, mode=mode, options={"tuple_argnums": tuple_argnums, "holomorphic": holomorphic,
-                                                   "generated": generated})
+                                                   "generated": generated, "label": label, "origin": origin})
     ctx.derivative = _derivative(mode, generated)
     ctx.transform_call = TransformCall
     tree = copy.deepcopy(unit.tree)
@@ -118,6 +120,19 @@ def transform(func, mode="grad", argnums=(0,), arg_kinds=(), has_aux=False, tupl
     tree = passes.run(tree, ctx, job, back_end(mode, strategy, by_forward))
     passes.report_timings(ctx)
     return tree.name, tree, ctx
+
+
+def _described(func, mode, label):
+    """(the transform's name for the header, the user's function's name): ``jacfwd`` of a jacrev
+    ``Transformed`` is the ``hessian`` of the function inside it."""
+    modes, origin = [mode], func
+    while hasattr(origin, "generated_function") and hasattr(origin, "fun"):
+        modes.append(origin.mode)
+        origin = origin.fun
+    if label is None:
+        label = "hessian" if modes == ["jacfwd", "jacrev"] else " of ".join(modes)
+    name = origin.name if isinstance(origin, FunctionSource) else getattr(origin, "__name__", None)
+    return label, name
 
 
 def _derivative(mode, generated):

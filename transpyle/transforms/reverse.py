@@ -24,6 +24,7 @@ import os
 import gast
 
 from ..base.ast_utils import assign, comment, const, loaded_names, name, parse_expr, stored_names
+from ..base.context import place
 from ..analysis.activity import assignments, output_names
 from ..analysis.aliases import Aliases
 from ..analysis.recording import Recording
@@ -133,7 +134,7 @@ def source_comment(sweep_state, s, sweep):
     if lineno is None or getattr(sweep_state, "_last_" + sweep, None) == lineno:
         return []
     setattr(sweep_state, "_last_" + sweep, lineno)
-    filename = getattr(s, "transpyle_file", None) or sweep_state.ctx.filename
+    filename, lineno = place(s, sweep_state.ctx.filename)
     text = linecache.getline(filename, lineno).strip()
     if text and isinstance(s, gast.Assign):
         return [comment(f"{os.path.basename(filename)}:{lineno}: {text}")]
