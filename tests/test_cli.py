@@ -208,3 +208,12 @@ EXAMPLE_VMAPS = [
 def test_show_vmap_of_every_example(target, kinds):
     result = show([target, "--mode", "vmap"] + (["--kinds", kinds] if kinds else []), ROOT / "examples")
     assert_prints_source(result)
+
+
+def test_compile_names_a_function_as_show_does(pend_file):
+    result = run([sys.executable, "-m", "transpyle", "compile", "pend.py:pendulum", "--backend", "numpy", "-o",
+                  "one.py"], pend_file.parent)
+    assert result.returncode == 0, result.stderr
+    assert "pendulum_grad" in (pend_file.parent / "one.py").read_text()
+    result = run([sys.executable, "-m", "transpyle", "compile", "pend.py", "-o", "none.py"], pend_file.parent)
+    assert result.returncode != 0 and "FILE.py:FUNC or --function" in result.stderr

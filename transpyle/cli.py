@@ -84,8 +84,8 @@ def main(argv=None):
     show.add_argument("--strategy", default="loop", choices=["loop", "array"],
                       help="for --mode vmap: loop lifting (a parallel loop over examples) or array lifting")
     comp = sub.add_parser("compile", help="write generated functions into a module that runs without transpyle")
-    comp.add_argument("source", help="FILE.py holding the functions")
-    comp.add_argument("--function", action="append", required=True, help="a function to compile (repeatable)")
+    comp.add_argument("source", help="FILE.py holding the functions, or FILE.py:FUNC for one function")
+    comp.add_argument("--function", action="append", default=None, help="a function to compile (repeatable)")
     comp.add_argument("--mode", action="append", choices=list(compile_module_modes()),
                       help="a transform to include (repeatable; default grad)")
     comp.add_argument("--argnums", default="0", type=_argnums, help="argument positions to differentiate, e.g. 0 or 0,2")
@@ -133,6 +133,10 @@ def compile_module_modes():
 
 def _compile(opts, argv):
     from .api.aot import check_output, compile_module, is_stale, write_module
+    where, _, named = opts.source.rpartition(":") if ".py:" in opts.source else (opts.source, "", "")
+    opts.source, opts.function = where or opts.source, (opts.function or []) + ([named] if named else [])
+    if not opts.function:
+        raise SystemExit("transpyle compile: name the functions: FILE.py:FUNC or --function FUNC")
     words = list(sys.argv[1:] if argv is None else argv)
     command = "transpyle " + shlex.join(w for w in words if w != "--check")
     try:
