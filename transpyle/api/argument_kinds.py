@@ -160,14 +160,14 @@ def _kinds(uses, declared, params):
 
 def _misfit(fun, kinds, generate):
     """None when the frontend takes ``fun`` with these kinds, else its error."""
-    dump = os.environ.pop("TRANSPYLE_DUMP", None)       # a try, not what `show --after` shows
+    # a try, not what `show --after` or TRANSPYLE_TIMINGS report
+    saved = {name: os.environ.pop(name) for name in ("TRANSPYLE_DUMP", "TRANSPYLE_TIMINGS") if name in os.environ}
     try:
         _, tree, ctx = generate(fun, mode="primal", kinds=kinds)
     except TranspileError as exc:
         return exc
     finally:
-        if dump is not None:
-            os.environ["TRANSPYLE_DUMP"] = dump
+        os.environ.update(saved)
     return _numbers_needed(tree, ctx)
 
 
