@@ -16,7 +16,9 @@ import numpy as np
 from . import call_errors, pytrees as flat
 from .. import pipeline
 from ..backends import choose, compile_function, spelled_for
+from ..backends import tiers
 from ..backends.compile_time import compile_guarded
+from ..backends.numba_cache import compiled_before
 from ..backends.cache import load_module
 from ..base.arrays import Array, as_array, plain
 from ..base.errors import TranspileError
@@ -270,13 +272,22 @@ class Transformed:
             return compile_function(backend, module, fname, args, self.boundscheck)
         where = (getattr(self.fun, "__name__", fname), ctx.filename, ctx.source.tree.lineno)
 
-        def numpy_stand_in():
+        def numpy_source():
             _, np_tree, np_ctx = self._transform(kinds, static, lanes=_lanes("numpy"))
             # its own module: the compile thread replaces the helpers of the numba one by dispatchers
-            text = pipeline.module_source(np_tree, np_ctx) + "\n# run by the numpy backend while Numba compiles\n"
-            return compile_function("numpy", load_module(text, fname), fname, args)
-        return compile_guarded(lambda: compile_function("numba", module, fname, args, self.boundscheck), where,
-                               fallback=numpy_stand_in if backend == "auto" else None)
+            return pipeline.module_source(np_tree, np_ctx) + "\n# run by the numpy backend while Numba compiles\n"
+
+        def numpy_stand_in():
+            return compile_function("numpy", load_module(numpy_source(), fname), fname, args)
+
+        def numba_compile():
+            return compile_function("numba", module, fname, args, self.boundscheck)
+        if backend == "numba" and self.mode != "primal" and tiers.tiered() and not compiled_before(module, fname):
+            def first_call():
+                text, stoppable = tiers.with_loop_checks(numpy_source())
+                return load_module(text, fname), fname, stoppable
+            return tiers.Tiered(numba_compile, first_call, f"{self.mode} of '{where[0]}' ({where[1]}:{where[2]})")
+        return compile_guarded(numba_compile, where, fallback=numpy_stand_in if backend == "auto" else None)
 
     def _transform(self, kinds, static=None, lanes="backend"):
         """Run the pipeline for these argument kinds with this transform's settings; ``lanes`` (see

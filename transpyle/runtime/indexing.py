@@ -11,7 +11,7 @@ integers count from the end.
 import numpy as np
 
 from numba import types
-from numba.extending import overload
+from numba.extending import overload, register_jitable
 
 
 # ---- positions ---------------------------------------------------------------------------------
@@ -152,13 +152,49 @@ def write_part(part, value):
     part[...] = value
 
 
-@overload(write_part)
+@register_jitable
+def _byte_span(a):
+    """The first and one-past-last byte addresses ``a``'s elements occupy (strides may be negative)."""
+    lo = 0
+    hi = 0
+    for k in range(a.ndim):
+        reach = (a.shape[k] - 1) * a.strides[k]
+        if reach < 0:
+            lo += reach
+        else:
+            hi += reach
+    return a.ctypes.data + lo, a.ctypes.data + hi + a.itemsize
+
+
+@register_jitable
+def _copy_elements(part, value):
+    source = np.broadcast_to(value, part.shape)
+    for idx in np.ndindex(part.shape):
+        part[idx] = source[idx]
+
+
+@overload(write_part, jit_options={"cache": True})
 def _write_part_numba(part, value):
-    if isinstance(part, types.Array) and part.ndim >= 1:
-        def impl(part, value):
+    if not (isinstance(part, types.Array) and part.ndim >= 1):
+        return None
+    if not isinstance(value, types.Array):
+        def fill(part, value):
             part[:] = value
-        return impl
-    return None
+        return fill
+
+    # An element loop, not Numba's own slice write: Numba compiles the message of that write's shape
+    # error (integer-to-string formatting) at every new pair of ranks, 1-3 s of a cold first call.
+    def impl(part, value):
+        if part.size == 0:
+            np.broadcast_to(value, part.shape)       # the shape check only
+            return
+        p_lo, p_hi = _byte_span(part)
+        v_lo, v_hi = _byte_span(value)
+        if value.size and p_lo < v_hi and v_lo < p_hi:   # overlapping memory: NumPy copies the source first
+            _copy_elements(part, value.copy())
+        else:
+            _copy_elements(part, value)
+    return impl
 
 
 __all__ = ["axis_positions", "mask_positions", "gather", "scatter_sum", "write_part"]

@@ -1,0 +1,255 @@
+"""Tiered first calls (backends/tiers.py): the NumPy backend answers the first call while Numba
+compiles in a thread; later calls run the compiled code. The switch is checked for being exact
+(same answers across transforms), for stopping a long NumPy run, for errors, and for what is not
+tiered."""
+import threading
+import time
+import types
+
+import numpy as np
+import pytest
+
+import transpyle
+from transpyle.backends import tiers
+
+from gradcheck import uniform
+
+
+def _module(text):
+    module = types.ModuleType("tier_test")
+    exec(compile(text, "<tier test>", "exec"), module.__dict__)
+    return module
+
+
+def _slow(value, seconds=0.3, started=None):
+    def compile_():
+        if started is not None:
+            started.set()
+        time.sleep(seconds)
+        if isinstance(value, Exception):
+            raise value
+        return value
+    return compile_
+
+
+# ---- loop checks --------------------------------------------------------------------------------
+LOOPS = '''def f(x, n):
+    # a.py:2: s = 0
+    s = 0.0
+    # a.py:3: for i in range(n):
+    for i in range(n):
+        # a.py:4: s += x
+        s = s + x
+        k = 0
+        while k < 2:
+            k = k + 1
+    return s
+'''
+
+
+def test_loop_checks_open_every_loop_body_and_keep_the_source_comments():
+    text, stoppable = tiers.with_loop_checks(LOOPS)
+    assert stoppable
+    lines = text.splitlines()
+    assert lines.count("        _tier_check()") == 1 and lines.count("            _tier_check()") == 1
+    assert lines[lines.index("    for i in range(n):") + 1:][:2] == ["        # a.py:4: s += x", "        _tier_check()"]
+    assert lines[lines.index("        while k < 2:") + 1] == "            _tier_check()"
+    assert [line for line in lines if "_tier_check" not in line] == LOOPS.splitlines()
+    calls = []
+    module = _module(text)
+    module._tier_check = lambda: calls.append(1)
+    assert module.f(1.5, 3) == 4.5 and len(calls) == 3 + 3 * 2
+
+
+def test_code_without_loops_is_not_stoppable():
+    text = "def f(x):\n    return x + 1\n"
+    assert tiers.with_loop_checks(text) == (text, False)
+
+
+# ---- the switch ---------------------------------------------------------------------------------
+def _stand_in(text, fname="f"):
+    def make():
+        checked, stoppable = tiers.with_loop_checks(text)
+        return _module(checked), fname, stoppable
+    return make
+
+
+def test_the_first_call_is_answered_by_the_stand_in_and_later_calls_by_the_compiled_code():
+    tier = tiers.Tiered(_slow(lambda x: ("numba", x)), _stand_in("def f(x):\n    return ('numpy', x)\n"), "f")
+    assert tier(1) == ("numpy", 1)
+    assert tier(2) == ("numba", 2)          # waits for the compile
+    assert tier(3) == ("numba", 3)
+
+
+def test_a_compile_done_before_the_first_call_answers_it():
+    tier = tiers.Tiered(lambda: (lambda x: ("numba", x)), _stand_in("def f(x):\n    return ('numpy', x)\n"), "f")
+    assert tier.outcome.done.wait(10)
+    assert tier(1) == ("numba", 1)
+
+
+def test_a_long_numpy_run_stops_when_the_compile_is_done():
+    endless = "def f(x):\n    while True:\n        x = x + 1\n"
+    tier = tiers.Tiered(_slow(lambda x: ("numba", x), 0.2), _stand_in(endless), "f")
+    start = time.perf_counter()
+    assert tier(np.zeros(2))[0] == "numba"
+    assert time.perf_counter() - start < 20
+
+
+def test_a_stoppable_run_works_on_copies_of_the_arrays():
+    writes = "def f(x):\n    for i in range(x.shape[0]):\n        x[i] = 7.0\n    return x.sum()\n"
+    tier = tiers.Tiered(_slow(lambda x: float(x.sum())), _stand_in(writes), "f")
+    x = np.zeros(3)
+    assert tier(x) == 21.0
+    assert np.all(x == 0.0)
+
+
+def test_an_error_of_the_numpy_run_leaves_the_answer_to_the_compiled_code():
+    failing = "def f(x):\n    raise ValueError('numpy backend only')\n"
+    tier = tiers.Tiered(_slow(lambda x: ("numba", x)), _stand_in(failing), "f")
+    assert tier(1) == ("numba", 1)
+
+
+def test_a_failed_compile_raises_at_the_call_that_needs_it():
+    tier = tiers.Tiered(_slow(RuntimeError("cannot compile")), _stand_in("def f(x):\n    return x\n"), "f")
+    assert tier(5) == 5
+    with pytest.raises(RuntimeError, match="cannot compile"):
+        tier(6)
+
+
+def test_a_long_compile_prints_one_line_and_can_be_silenced(monkeypatch, capsys):
+    monkeypatch.setenv("TRANSPYLE_COMPILE_NOTICE", "0.05")
+    tier = tiers.Tiered(_slow(lambda: "done", 0.5), _stand_in("def f():\n    return 'numpy'\n"), "grad of 'loss' (a.py:3)")
+    tier.compiled()
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "grad of 'loss' (a.py:3)" in err and "TRANSPYLE_COMPILE_NOTICE=0" in err
+    monkeypatch.setenv("TRANSPYLE_COMPILE_NOTICE", "0")
+    assert tiers.notice_seconds() is None
+    tier = tiers.Tiered(_slow(lambda: "done", 0.3), _stand_in("def f():\n    return 'numpy'\n"), "g")
+    tier.compiled()
+    assert capsys.readouterr().err == ""
+
+
+def test_the_switch_reads_the_environment(monkeypatch):
+    monkeypatch.setenv("TRANSPYLE_TIERED", "0")
+    assert not tiers.tiered()
+    monkeypatch.setenv("TRANSPYLE_TIERED", "off")
+    assert not tiers.tiered()
+    monkeypatch.delenv("TRANSPYLE_TIERED")
+    assert tiers.tiered()
+    monkeypatch.setenv("TRANSPYLE_COMPILE_NOTICE", "soon")
+    assert tiers.notice_seconds() == tiers.NOTICE_SECONDS
+
+
+# ---- transforms with tiers on -------------------------------------------------------------------
+def mlp(W1, b1, W2, x, y):
+    h = np.tanh(x @ W1 + b1)
+    return np.mean((h @ W2 - y) ** 2)
+
+
+def chain(x):
+    s = 0.0
+    for i in range(x.shape[0] - 1):
+        if x[i] > x[i + 1]:
+            s = s + np.sin(x[i]) * x[i + 1]
+        else:
+            s = s + x[i] ** 2
+    return s
+
+
+def flow(y0, k):
+    y = y0.copy()
+    for step in range(20):
+        y = y + 0.05 * (np.cos(y) - k * y)
+    return y
+
+
+def _mlp_args(rng, n):
+    return (uniform(rng, (3, n)), uniform(rng, (n,)), uniform(rng, (n, 2)), uniform(rng, (5, 3)), uniform(rng, (5, 2)))
+
+
+TRANSFORMS = [
+    ("grad mlp", lambda: transpyle.grad(mlp, argnums=(0, 1, 2)), _mlp_args),
+    ("value_and_grad mlp", lambda: transpyle.value_and_grad(mlp), _mlp_args),
+    ("hessian mlp", lambda: transpyle.hessian(mlp, argnums=1), _mlp_args),
+    ("vmap grad mlp", lambda: transpyle.vmap(transpyle.grad(mlp), in_axes=(None, None, None, 0, 0)), _mlp_args),
+    ("grad chain", lambda: transpyle.grad(chain), lambda rng, n: (uniform(rng, (n + 3,)),)),
+    ("jacfwd grad chain", lambda: transpyle.jacfwd(transpyle.grad(chain)), lambda rng, n: (uniform(rng, (n + 3,)),)),
+    ("jacrev flow", lambda: transpyle.jacrev(flow), lambda rng, n: (uniform(rng, (n,)), 0.3)),
+    ("jacfwd flow", lambda: transpyle.jacfwd(flow, argnums=1), lambda rng, n: (uniform(rng, (n,)), 0.3)),
+]
+
+
+def _leaves(out):
+    return [np.asarray(o) for o in (out if isinstance(out, tuple) else (out,))]
+
+
+@pytest.mark.numba
+@pytest.mark.parametrize("name, make, args", TRANSFORMS, ids=[t[0] for t in TRANSFORMS])
+@pytest.mark.parametrize("n", [3, 5])
+def test_the_numpy_answer_and_the_numba_answers_agree(name, make, args, n, monkeypatch, rng):
+    monkeypatch.setenv("TRANSPYLE_TIERED", "1")
+    monkeypatch.setenv("TRANSPYLE_COMPILE_NOTICE", "0")
+    made = []
+    monkeypatch.setattr(tiers.Tiered, "__init__", _recording(made))
+    f = make()
+    first_args = args(rng, n)
+    first = f(*first_args)
+    second = f(*first_args)
+    assert made, "the first call was not tiered"
+    assert all(t.outcome.done.is_set() for t in made)
+    for a, b in zip(_leaves(first), _leaves(second)):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+    again = args(rng, n)                     # fresh inputs, compiled code, the NumPy backend as reference
+    expected = make_numpy(make)(*again)
+    for a, b in zip(_leaves(f(*again)), _leaves(expected)):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+
+
+def make_numpy(make):
+    f = make()
+    f.backend = f.backend_name = "numpy"
+    inner = getattr(f, "fun", None)
+    if isinstance(inner, transpyle.api.transformed.Transformed):
+        inner.backend = inner.backend_name = "numpy"
+    return f
+
+
+def _recording(made):
+    original = tiers.Tiered.__init__
+
+    def init(self, *a, **k):
+        original(self, *a, **k)
+        made.append(self)
+    return init
+
+
+@pytest.mark.numba
+def test_jit_is_not_tiered(monkeypatch):
+    monkeypatch.setenv("TRANSPYLE_TIERED", "1")
+    made = []
+    monkeypatch.setattr(tiers.Tiered, "__init__", _recording(made))
+
+    def scale(x):
+        x[0] = 2.0 * x[0]
+        return x.sum()
+    x = np.ones(3)
+    assert transpyle.jit(scale)(x) == 4.0
+    assert x[0] == 2.0 and not made
+
+
+def _wave(x):
+    return np.sum(np.sin(x) * np.cos(x) ** 2)
+
+
+@pytest.mark.numba
+def test_a_compile_thread_left_running_does_not_hold_the_caller(monkeypatch):
+    # the first call returns while the compile goes on in a daemon thread
+    monkeypatch.setenv("TRANSPYLE_TIERED", "1")
+    monkeypatch.setenv("TRANSPYLE_COMPILE_NOTICE", "0")
+    made = []
+    monkeypatch.setattr(tiers.Tiered, "__init__", _recording(made))
+    g = transpyle.grad(_wave)
+    g(np.linspace(0.0, 1.0, 4))
+    assert made and all(t.outcome.done.wait(120) for t in made)
+    threads = [t for t in threading.enumerate() if t.name == "transpyle-compile"]
+    assert all(t.daemon for t in threads)
