@@ -2,9 +2,14 @@
 a first (compiling) call, the relative error used to check that compared implementations agree,
 and the columns of a transpyle-against-JAX row."""
 import math
+import os
 import time
 
 import numpy as np
+
+# The benchmarks time compiled code and Numba's compiles: each first call compiles and waits. The tiers
+# (the NumPy backend answering a first call while Numba compiles) are measured by compile_time.py.
+os.environ.setdefault("TRANSPYLE_TIERED", "0")
 
 
 def best_time(fn, repeat=7, min_batch_s=0.02):

@@ -17,6 +17,7 @@ from . import call_errors, pytrees as flat
 from .. import pipeline
 from ..backends import choose, compile_function, spelled_for
 from ..backends import tiers
+from ..backends.blas_threads import threads_blas, with_one_blas_thread
 from ..backends.compile_time import compile_guarded
 from ..backends.numba_cache import compiled_before
 from ..backends.cache import load_module
@@ -281,7 +282,8 @@ class Transformed:
             return compile_function("numpy", load_module(numpy_source(), fname), fname, args)
 
         def numba_compile():
-            return compile_function("numba", module, fname, args, self.boundscheck)
+            compiled = compile_function("numba", module, fname, args, self.boundscheck)
+            return with_one_blas_thread(compiled) if threads_blas(module.__transpyle_text__) else compiled
         if backend == "numba" and self.mode != "primal" and tiers.tiered() and not compiled_before(module, fname):
             def first_call():
                 text, stoppable = tiers.with_loop_checks(numpy_source())
