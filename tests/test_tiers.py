@@ -1,16 +1,16 @@
-"""Tiered first calls (backends/tiers.py): the NumPy backend answers the first call while Numba
-compiles in a thread; later calls run the compiled code. The switch is checked for being exact
-(same answers across transforms), for stopping a long NumPy run, for errors, and for what is not
-tiered."""
-import threading
+"""Tiered first calls (backends/tiers.py): the NumPy backend answers the first call, Numba compiles at
+the second and answers from then on. The switch is checked for being exact (same answers across
+transforms), for bounding a long NumPy run, for errors of either backend, and for what is not tiered."""
 import time
 import types
+import warnings
 
 import numpy as np
 import pytest
 
 import transpyle
 from transpyle.backends import tiers
+from transpyle.backends.compile_time import CompileTimeWarning
 
 from gradcheck import uniform
 
@@ -19,17 +19,6 @@ def _module(text):
     module = types.ModuleType("tier_test")
     exec(compile(text, "<tier test>", "exec"), module.__dict__)
     return module
-
-
-def _slow(value, seconds=0.3, started=None):
-    def compile_():
-        if started is not None:
-            started.set()
-        time.sleep(seconds)
-        if isinstance(value, Exception):
-            raise value
-        return value
-    return compile_
 
 
 # ---- loop checks --------------------------------------------------------------------------------
@@ -74,22 +63,28 @@ def _stand_in(text, fname="f"):
     return make
 
 
-def test_the_first_call_is_answered_by_the_stand_in_and_later_calls_by_the_compiled_code():
-    tier = tiers.Tiered(_slow(lambda x: ("numba", x)), _stand_in("def f(x):\n    return ('numpy', x)\n"), "f")
-    assert tier(1) == ("numpy", 1)
-    assert tier(2) == ("numba", 2)          # waits for the compile
-    assert tier(3) == ("numba", 3)
+def _compiled(value, calls=None):
+    def compile_():
+        if calls is not None:
+            calls.append(1)
+        if isinstance(value, Exception):
+            raise value
+        return value
+    return compile_
 
 
-def test_a_compile_done_before_the_first_call_answers_it():
-    tier = tiers.Tiered(lambda: (lambda x: ("numba", x)), _stand_in("def f(x):\n    return ('numpy', x)\n"), "f")
-    assert tier.outcome.done.wait(10)
-    assert tier(1) == ("numba", 1)
+def test_the_first_call_is_answered_by_the_stand_in_and_the_second_compiles():
+    calls = []
+    tier = tiers.Tiered(_compiled(lambda x: ("numba", x), calls), _stand_in("def f(x):\n    return ('numpy', x)\n"), "f")
+    assert tier(1) == ("numpy", 1) and not calls
+    assert tier(2) == ("numba", 2) and len(calls) == 1
+    assert tier(3) == ("numba", 3) and len(calls) == 1
 
 
-def test_a_long_numpy_run_stops_when_the_compile_is_done():
+def test_a_long_numpy_run_stops_and_the_compiled_code_answers(monkeypatch):
+    monkeypatch.setenv("TRANSPYLE_TIER_SECONDS", "0.2")
     endless = "def f(x):\n    while True:\n        x = x + 1\n"
-    tier = tiers.Tiered(_slow(lambda x: ("numba", x), 0.2), _stand_in(endless), "f")
+    tier = tiers.Tiered(_compiled(lambda x: ("numba", x)), _stand_in(endless), "f")
     start = time.perf_counter()
     assert tier(np.zeros(2))[0] == "numba"
     assert time.perf_counter() - start < 20
@@ -97,7 +92,7 @@ def test_a_long_numpy_run_stops_when_the_compile_is_done():
 
 def test_a_stoppable_run_works_on_copies_of_the_arrays():
     writes = "def f(x):\n    for i in range(x.shape[0]):\n        x[i] = 7.0\n    return x.sum()\n"
-    tier = tiers.Tiered(_slow(lambda x: float(x.sum())), _stand_in(writes), "f")
+    tier = tiers.Tiered(_compiled(lambda x: float(x.sum())), _stand_in(writes), "f")
     x = np.zeros(3)
     assert tier(x) == 21.0
     assert np.all(x == 0.0)
@@ -105,31 +100,54 @@ def test_a_stoppable_run_works_on_copies_of_the_arrays():
 
 def test_an_error_of_the_numpy_run_leaves_the_answer_to_the_compiled_code():
     failing = "def f(x):\n    raise ValueError('numpy backend only')\n"
-    tier = tiers.Tiered(_slow(lambda x: ("numba", x)), _stand_in(failing), "f")
+    tier = tiers.Tiered(_compiled(lambda x: ("numba", x)), _stand_in(failing), "f")
     assert tier(1) == ("numba", 1)
 
 
-def test_a_failed_compile_raises_at_the_call_that_needs_it():
-    tier = tiers.Tiered(_slow(RuntimeError("cannot compile")), _stand_in("def f(x):\n    return x\n"), "f")
-    assert tier(5) == 5
+def test_a_failed_compile_leaves_the_numpy_backend_answering_with_one_warning(monkeypatch):
+    monkeypatch.setenv("TRANSPYLE_TIER_SECONDS", "0.05")
+    looping = "def f(x):\n    s = 0\n    for i in range(3):\n        s = s + x\n    return s\n"
+    tier = tiers.Tiered(_compiled(RuntimeError("cannot compile")), _stand_in(looping), "grad of 'f'",
+                        ("/somewhere/f.py", 7))
+    assert tier(5) == 15
+    time.sleep(0.1)                     # past the first call's time: later calls run to the end all the same
+    with pytest.warns(CompileTimeWarning, match="Numba could not compile grad of 'f'.*cannot compile") as record:
+        assert tier(6) == 18
+    assert record[0].filename == "/somewhere/f.py" and record[0].lineno == 7
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert tier(7) == 21
+
+
+def test_a_failed_compile_with_no_numpy_answer_raises_its_error():
+    failing = "def f(x):\n    raise ValueError('numpy backend only')\n"
+    tier = tiers.Tiered(_compiled(RuntimeError("cannot compile")), _stand_in(failing), "f")
     with pytest.raises(RuntimeError, match="cannot compile"):
-        tier(6)
+        tier(5)
+
+
+def _slow_compile(value, seconds):
+    def compile_():
+        time.sleep(seconds)
+        return value
+    return compile_
 
 
 def test_a_long_compile_prints_one_line_and_can_be_silenced(monkeypatch, capsys):
     monkeypatch.setenv("TRANSPYLE_COMPILE_NOTICE", "0.05")
-    tier = tiers.Tiered(_slow(lambda: "done", 0.5), _stand_in("def f():\n    return 'numpy'\n"), "grad of 'loss' (a.py:3)")
-    tier.compiled()
+    tier = tiers.Tiered(_slow_compile(lambda: "done", 0.5), _stand_in("def f():\n    return 'numpy'\n"),
+                        "grad of 'loss' (a.py:3)")
+    assert tier() == "numpy" and tier() == "done"
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "grad of 'loss' (a.py:3)" in err and "TRANSPYLE_COMPILE_NOTICE=0" in err
     monkeypatch.setenv("TRANSPYLE_COMPILE_NOTICE", "0")
     assert tiers.notice_seconds() is None
-    tier = tiers.Tiered(_slow(lambda: "done", 0.3), _stand_in("def f():\n    return 'numpy'\n"), "g")
-    tier.compiled()
+    tier = tiers.Tiered(_slow_compile(lambda: "done", 0.3), _stand_in("def f():\n    return 'numpy'\n"), "g")
+    assert tier() == "numpy" and tier() == "done"
     assert capsys.readouterr().err == ""
 
 
-def test_the_switch_reads_the_environment(monkeypatch):
+def test_the_switches_read_the_environment(monkeypatch):
     monkeypatch.setenv("TRANSPYLE_TIERED", "0")
     assert not tiers.tiered()
     monkeypatch.setenv("TRANSPYLE_TIERED", "off")
@@ -138,6 +156,10 @@ def test_the_switch_reads_the_environment(monkeypatch):
     assert tiers.tiered()
     monkeypatch.setenv("TRANSPYLE_COMPILE_NOTICE", "soon")
     assert tiers.notice_seconds() == tiers.NOTICE_SECONDS
+    monkeypatch.setenv("TRANSPYLE_TIER_SECONDS", "0.5")
+    assert tiers.stand_in_seconds() == 0.5
+    monkeypatch.setenv("TRANSPYLE_TIER_SECONDS", "0")
+    assert tiers.stand_in_seconds() == 0.0
 
 
 # ---- transforms with tiers on -------------------------------------------------------------------
@@ -186,7 +208,8 @@ def _leaves(out):
 @pytest.mark.numba
 @pytest.mark.parametrize("name, make, args", TRANSFORMS, ids=[t[0] for t in TRANSFORMS])
 @pytest.mark.parametrize("n", [3, 5])
-def test_the_numpy_answer_and_the_numba_answers_agree(name, make, args, n, monkeypatch, rng):
+def test_the_numpy_answer_and_the_numba_answers_agree(name, make, args, n, monkeypatch, rng, tmp_path):
+    monkeypatch.setenv("TRANSPYLE_CACHE_DIR", str(tmp_path))     # not compiled before: tiered
     monkeypatch.setenv("TRANSPYLE_TIERED", "1")
     monkeypatch.setenv("TRANSPYLE_COMPILE_NOTICE", "0")
     made = []
@@ -195,8 +218,7 @@ def test_the_numpy_answer_and_the_numba_answers_agree(name, make, args, n, monke
     first_args = args(rng, n)
     first = f(*first_args)
     second = f(*first_args)
-    assert made, "the first call was not tiered"
-    assert all(t.outcome.done.is_set() for t in made)
+    # (a module this process compiled before is not tiered: its compile is a lookup)
     for a, b in zip(_leaves(first), _leaves(second)):
         np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
     again = args(rng, n)                     # fresh inputs, compiled code, the NumPy backend as reference
@@ -242,14 +264,36 @@ def _wave(x):
 
 
 @pytest.mark.numba
-def test_a_compile_thread_left_running_does_not_hold_the_caller(monkeypatch):
-    # the first call returns while the compile goes on in a daemon thread
+def test_code_numba_compiled_before_is_not_tiered(monkeypatch, tmp_path):
+    monkeypatch.setenv("TRANSPYLE_CACHE_DIR", str(tmp_path))
+    x = np.linspace(0.0, 1.0, 4)
+    monkeypatch.setenv("TRANSPYLE_TIERED", "0")
+    expected = transpyle.grad(_wave)(x)                   # compiled, and kept in the cache folder
     monkeypatch.setenv("TRANSPYLE_TIERED", "1")
-    monkeypatch.setenv("TRANSPYLE_COMPILE_NOTICE", "0")
     made = []
     monkeypatch.setattr(tiers.Tiered, "__init__", _recording(made))
-    g = transpyle.grad(_wave)
-    g(np.linspace(0.0, 1.0, 4))
-    assert made and all(t.outcome.done.wait(120) for t in made)
-    threads = [t for t in threading.enumerate() if t.name == "transpyle-compile"]
-    assert all(t.daemon for t in threads)
+    np.testing.assert_array_equal(transpyle.grad(_wave)(x), expected)
+    assert not made
+
+
+def _clipped(a):
+    y = np.clip(a, 0.0, 1.0) * a
+    return y + 1.0
+
+
+@pytest.mark.numba
+def test_a_function_numba_refuses_keeps_the_numpy_answers_and_says_why(monkeypatch, tmp_path):
+    from transpyle import rules
+
+    def clip(x, lo, hi):            # no Numba implementation: Numba's typing fails on it
+        return np.clip(x, lo, hi)
+    monkeypatch.setattr(transpyle.runtime, "clip", clip)
+    monkeypatch.setitem(rules._BY_OBJECT, id(clip), (clip, rules.by_key("np.clip")))
+    monkeypatch.setenv("TRANSPYLE_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("TRANSPYLE_TIERED", "1")
+    monkeypatch.setenv("TRANSPYLE_COMPILE_NOTICE", "0")
+    g = transpyle.grad(_clipped)
+    assert g(0.5) == 1.0
+    with pytest.warns(CompileTimeWarning, match="Numba could not compile grad of '_clipped'.*numba backend cannot"):
+        assert g(0.25) == 0.5
+    assert g(2.0) == 1.0

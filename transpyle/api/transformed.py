@@ -265,9 +265,11 @@ class Transformed:
         return entry
 
     def _compile(self, module, fname, args, ctx, kinds, static):
-        """The backend's callable for ``module.fname``. A Numba compile that runs past
-        ``TRANSPYLE_COMPILE_WARN`` seconds warns at the user's function; with ``backend="auto"``
-        the NumPy backend answers until it is done (``compile_time``)."""
+        """The backend's callable for ``module.fname``. On the numba backend the NumPy backend answers
+        the first call and Numba compiles at the second (``tiers``; not for jit, nor for code Numba
+        compiled before). A Numba compile that runs past ``TRANSPYLE_COMPILE_WARN`` seconds warns at
+        the user's function; with ``backend="auto"`` the NumPy backend answers until it is done
+        (``compile_time``)."""
         backend = self.backend_name
         if backend not in ("numba", "auto"):
             return compile_function(backend, module, fname, args, self.boundscheck)
@@ -288,7 +290,8 @@ class Transformed:
             def first_call():
                 text, stoppable = tiers.with_loop_checks(numpy_source())
                 return load_module(text, fname), fname, stoppable
-            return tiers.Tiered(numba_compile, first_call, f"{self.mode} of '{where[0]}' ({where[1]}:{where[2]})")
+            what = f"{self.mode} of '{where[0]}' ({where[1]}:{where[2]})"
+            return tiers.Tiered(lambda: compile_guarded(numba_compile, where), first_call, what, where[1:])
         return compile_guarded(numba_compile, where, fallback=numpy_stand_in if backend == "auto" else None)
 
     def _transform(self, kinds, static=None, lanes="backend"):
