@@ -26,6 +26,9 @@ import gast
 
 _BY_KEY = {}
 _BY_OBJECT = {}
+# functions of libraries imported only when the user's code has them (``"scipy.linalg.solve_triangular"``):
+# (module, attribute) -> primitive; importing SciPy with transpyle would cost every first call 0.2 s
+_BY_NAME = {}
 
 
 @dataclass
@@ -155,7 +158,11 @@ def define(key, objects, signature, kind, vjp=None, diff=None, broadcasts=False,
                      readonly, ragged)
     _BY_KEY[key] = prim
     for obj in objects:
-        _BY_OBJECT[id(obj)] = (obj, prim)
+        if isinstance(obj, str):
+            module, _, attr = obj.rpartition(".")
+            _BY_NAME[(module, attr)] = prim
+        else:
+            _BY_OBJECT[id(obj)] = (obj, prim)
     return prim
 
 
@@ -165,7 +172,19 @@ def by_key(key):
 
 def by_object(obj):
     hit = _BY_OBJECT.get(id(obj))
+    if hit is None and _BY_NAME:
+        hit = _named(obj)
     return hit[1] if hit is not None and hit[0] is obj else None
+
+
+def _named(obj):
+    """The entry of ``obj`` among the functions registered by name whose module the user imported."""
+    import sys
+    for (module, attr), prim in _BY_NAME.items():
+        if module in sys.modules and getattr(sys.modules[module], attr, None) is obj:
+            _BY_OBJECT[id(obj)] = (obj, prim)
+            return obj, prim
+    return None
 
 
 def all_primitives():

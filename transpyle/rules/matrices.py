@@ -19,6 +19,8 @@ indexing then see ordinary primitives, and the joint adjoint, linear in the outp
 the sum of the parts' adjoints. Library calls written with other primitives (norms along an axis,
 scipy's cho_factor and cho_solve) are the ``COMPOSITES``.
 """
+import sys
+
 import gast
 import numpy as np
 
@@ -27,11 +29,6 @@ from ..base.ast_utils import template_expr
 from ..base.kinds import promote
 from . import LINEAR, define
 from .common import StaticError, const_value, float_of, real_of
-
-try:                                     # solve_triangular runs as rt.solve_triangular (Numba lacks scipy)
-    import scipy.linalg as _scipy_linalg
-except ImportError:                      # pragma: no cover
-    _scipy_linalg = None
 
 
 # ---- kinds -----------------------------------------------------------------------------------------
@@ -229,7 +226,8 @@ def _solve_triangular_jvp(k, s):
             "b": f"rt.solve_triangular(a, t, {low})"}
 
 
-_TRIANGULAR = [rt.solve_triangular] + ([_scipy_linalg.solve_triangular] if _scipy_linalg is not None else [])
+# scipy's runs as rt.solve_triangular (Numba lacks scipy); named, so that SciPy is imported only by its users
+_TRIANGULAR = [rt.solve_triangular, "scipy.linalg.solve_triangular"]
 define("rt.solve_triangular", _TRIANGULAR, "a, b, lower=False", rhs_kind, _solve_triangular_vjp,
        diff=("a", "b"), jvp=_solve_triangular_jvp)
 
@@ -310,14 +308,18 @@ def _cho_solve(call):
 
 #: library function -> a builder from its (resolved) call to the expression it is written as
 COMPOSITES = {id(np.linalg.norm): (np.linalg.norm, _norm_along_axis)}
-if _scipy_linalg is not None:
-    COMPOSITES[id(_scipy_linalg.cho_factor)] = (_scipy_linalg.cho_factor, _cho_factor)
-    COMPOSITES[id(_scipy_linalg.cho_solve)] = (_scipy_linalg.cho_solve, _cho_solve)
+#: the same for SciPy's, by name: SciPy is imported only where the user's code does
+SCIPY_COMPOSITES = {"cho_factor": _cho_factor, "cho_solve": _cho_solve}
 
 
 def composite(obj):
     """The builder of a library function written with other primitives, else None."""
     hit = COMPOSITES.get(id(obj))
+    if hit is None and "scipy.linalg" in sys.modules:
+        scipy_linalg = sys.modules["scipy.linalg"]
+        for name, builder in SCIPY_COMPOSITES.items():
+            if getattr(scipy_linalg, name, None) is obj:
+                hit = COMPOSITES[id(obj)] = (obj, builder)
     return hit[1] if hit is not None and hit[0] is obj else None
 
 

@@ -10,14 +10,10 @@ from .. import runtime as rt
 from . import define
 from .common import StaticError, floating
 
-try:
-    import scipy.special as _scipy_special
-except ImportError:        # scipy is optional for these names: transpyle.scipy.special works without it
-    _scipy_special = None
-
-
 def _scipy(name):
-    return [getattr(_scipy_special, name)] if _scipy_special is not None else []
+    """scipy.special's function ``name``, by name: SciPy is imported only where the user's code does
+    (transpyle.scipy.special works without it)."""
+    return [f"scipy.special.{name}"]
 
 
 def _no_derivative(k, s):
