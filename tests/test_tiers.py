@@ -1,6 +1,7 @@
 """Tiered first calls (backends/tiers.py): the NumPy backend answers the first call, Numba compiles at
 the second and answers from then on. The switch is checked for being exact (same answers across
 transforms), for bounding a long NumPy run, for errors of either backend, and for what is not tiered."""
+import threading
 import time
 import types
 import warnings
@@ -63,28 +64,27 @@ def _stand_in(text, fname="f"):
     return make
 
 
-def _compiled(value, calls=None):
+def _slow(value, seconds=0.3):
     def compile_():
-        if calls is not None:
-            calls.append(1)
+        time.sleep(seconds)
         if isinstance(value, Exception):
             raise value
         return value
     return compile_
 
 
-def test_the_first_call_is_answered_by_the_stand_in_and_the_second_compiles():
-    calls = []
-    tier = tiers.Tiered(_compiled(lambda x: ("numba", x), calls), _stand_in("def f(x):\n    return ('numpy', x)\n"), "f")
-    assert tier(1) == ("numpy", 1) and not calls
-    assert tier(2) == ("numba", 2) and len(calls) == 1
-    assert tier(3) == ("numba", 3) and len(calls) == 1
+def test_calls_are_answered_by_the_stand_in_until_the_compile_is_done():
+    tier = tiers.Tiered(_slow(lambda x: ("numba", x)), _stand_in("def f(x):\n    return ('numpy', x)\n"), "f")
+    assert tier(1) == ("numpy", 1)
+    assert tier(2) == ("numpy", 2)
+    assert transpyle.wait_compiled(10)
+    assert tier(3) == ("numba", 3)
+    assert tier.run(4) == ("numba", 4)          # the compiled function itself, no wrapper left
 
 
-def test_a_long_numpy_run_stops_and_the_compiled_code_answers(monkeypatch):
-    monkeypatch.setenv("TRANSPYLE_TIER_SECONDS", "0.2")
+def test_a_long_numpy_run_stops_when_the_compile_is_done():
     endless = "def f(x):\n    while True:\n        x = x + 1\n"
-    tier = tiers.Tiered(_compiled(lambda x: ("numba", x)), _stand_in(endless), "f")
+    tier = tiers.Tiered(_slow(lambda x: ("numba", x), 0.2), _stand_in(endless), "f")
     start = time.perf_counter()
     assert tier(np.zeros(2))[0] == "numba"
     assert time.perf_counter() - start < 20
@@ -92,7 +92,7 @@ def test_a_long_numpy_run_stops_and_the_compiled_code_answers(monkeypatch):
 
 def test_a_stoppable_run_works_on_copies_of_the_arrays():
     writes = "def f(x):\n    for i in range(x.shape[0]):\n        x[i] = 7.0\n    return x.sum()\n"
-    tier = tiers.Tiered(_compiled(lambda x: float(x.sum())), _stand_in(writes), "f")
+    tier = tiers.Tiered(_slow(lambda x: float(x.sum())), _stand_in(writes), "f")
     x = np.zeros(3)
     assert tier(x) == 21.0
     assert np.all(x == 0.0)
@@ -100,17 +100,16 @@ def test_a_stoppable_run_works_on_copies_of_the_arrays():
 
 def test_an_error_of_the_numpy_run_leaves_the_answer_to_the_compiled_code():
     failing = "def f(x):\n    raise ValueError('numpy backend only')\n"
-    tier = tiers.Tiered(_compiled(lambda x: ("numba", x)), _stand_in(failing), "f")
+    tier = tiers.Tiered(_slow(lambda x: ("numba", x)), _stand_in(failing), "f")
     assert tier(1) == ("numba", 1)
 
 
-def test_a_failed_compile_leaves_the_numpy_backend_answering_with_one_warning(monkeypatch):
-    monkeypatch.setenv("TRANSPYLE_TIER_SECONDS", "0.05")
+def test_a_failed_compile_leaves_the_numpy_backend_answering_with_one_warning():
     looping = "def f(x):\n    s = 0\n    for i in range(3):\n        s = s + x\n    return s\n"
-    tier = tiers.Tiered(_compiled(RuntimeError("cannot compile")), _stand_in(looping), "grad of 'f'",
+    tier = tiers.Tiered(_slow(RuntimeError("cannot compile")), _stand_in(looping), "grad of 'f'",
                         ("/somewhere/f.py", 7))
     assert tier(5) == 15
-    time.sleep(0.1)                     # past the first call's time: later calls run to the end all the same
+    assert transpyle.wait_compiled(10)
     with pytest.warns(CompileTimeWarning, match="Numba could not compile grad of 'f'.*cannot compile") as record:
         assert tier(6) == 18
     assert record[0].filename == "/somewhere/f.py" and record[0].lineno == 7
@@ -121,29 +120,22 @@ def test_a_failed_compile_leaves_the_numpy_backend_answering_with_one_warning(mo
 
 def test_a_failed_compile_with_no_numpy_answer_raises_its_error():
     failing = "def f(x):\n    raise ValueError('numpy backend only')\n"
-    tier = tiers.Tiered(_compiled(RuntimeError("cannot compile")), _stand_in(failing), "f")
+    tier = tiers.Tiered(_slow(RuntimeError("cannot compile")), _stand_in(failing), "f")
     with pytest.raises(RuntimeError, match="cannot compile"):
         tier(5)
 
 
-def _slow_compile(value, seconds):
-    def compile_():
-        time.sleep(seconds)
-        return value
-    return compile_
-
-
 def test_a_long_compile_prints_one_line_and_can_be_silenced(monkeypatch, capsys):
     monkeypatch.setenv("TRANSPYLE_COMPILE_NOTICE", "0.05")
-    tier = tiers.Tiered(_slow_compile(lambda: "done", 0.5), _stand_in("def f():\n    return 'numpy'\n"),
+    tier = tiers.Tiered(_slow(lambda: "done", 0.5), _stand_in("def f():\n    return 'numpy'\n"),
                         "grad of 'loss' (a.py:3)")
-    assert tier() == "numpy" and tier() == "done"
+    tier.compiled()
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "grad of 'loss' (a.py:3)" in err and "TRANSPYLE_COMPILE_NOTICE=0" in err
     monkeypatch.setenv("TRANSPYLE_COMPILE_NOTICE", "0")
     assert tiers.notice_seconds() is None
-    tier = tiers.Tiered(_slow_compile(lambda: "done", 0.3), _stand_in("def f():\n    return 'numpy'\n"), "g")
-    assert tier() == "numpy" and tier() == "done"
+    tier = tiers.Tiered(_slow(lambda: "done", 0.3), _stand_in("def f():\n    return 'numpy'\n"), "g")
+    tier.compiled()
     assert capsys.readouterr().err == ""
 
 
@@ -156,10 +148,41 @@ def test_the_switches_read_the_environment(monkeypatch):
     assert tiers.tiered()
     monkeypatch.setenv("TRANSPYLE_COMPILE_NOTICE", "soon")
     assert tiers.notice_seconds() == tiers.NOTICE_SECONDS
-    monkeypatch.setenv("TRANSPYLE_TIER_SECONDS", "0.5")
-    assert tiers.stand_in_seconds() == 0.5
-    monkeypatch.setenv("TRANSPYLE_TIER_SECONDS", "0")
-    assert tiers.stand_in_seconds() == 0.0
+
+
+# ---- the compile thread leaves the caller's warnings alone ----------------------------------------
+def _warning_compile(started, release):
+    def compile_():
+        started.set()
+        with warnings.catch_warnings(record=True):          # what Numba's compiler does, many times
+            warnings.simplefilter("ignore")
+            release.wait(10)
+            warnings.warn("from the compile", UserWarning)
+        return lambda: "numba"
+    return compile_
+
+
+def test_the_compile_thread_neither_undoes_nor_reaches_the_callers_warning_state():
+    started, release = threading.Event(), threading.Event()
+    before = list(warnings.filters)
+    tier = tiers.Tiered(_warning_compile(started, release), _stand_in("def f():\n    return 'numpy'\n"), "f")
+    assert started.wait(10)
+    with pytest.warns(UserWarning, match="from the caller") as record:
+        release.set()
+        assert tier.outcome.done.wait(10)
+        warnings.warn("from the caller", UserWarning)
+    assert [str(w.message) for w in record] == ["from the caller"]
+    assert warnings.filters == before
+    assert tier() == "numba"
+
+
+def test_warnings_of_other_threads_keep_their_place():
+    from transpyle.backends import quiet_threads
+    with quiet_threads.quiet():            # installs the thread-aware warnings functions
+        pass
+    with pytest.warns(UserWarning) as record:
+        warnings.warn("here", UserWarning, stacklevel=1)
+    assert record[0].filename == __file__
 
 
 # ---- transforms with tiers on -------------------------------------------------------------------
@@ -217,6 +240,7 @@ def test_the_numpy_answer_and_the_numba_answers_agree(name, make, args, n, monke
     f = make()
     first_args = args(rng, n)
     first = f(*first_args)
+    assert transpyle.wait_compiled(300)
     second = f(*first_args)
     # (a module this process compiled before is not tiered: its compile is a lookup)
     for a, b in zip(_leaves(first), _leaves(second)):
@@ -294,6 +318,7 @@ def test_a_function_numba_refuses_keeps_the_numpy_answers_and_says_why(monkeypat
     monkeypatch.setenv("TRANSPYLE_COMPILE_NOTICE", "0")
     g = transpyle.grad(_clipped)
     assert g(0.5) == 1.0
+    assert transpyle.wait_compiled(120)
     with pytest.warns(CompileTimeWarning, match="Numba could not compile grad of '_clipped'.*numba backend cannot"):
         assert g(0.25) == 0.5
     assert g(2.0) == 1.0

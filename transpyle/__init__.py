@@ -15,12 +15,13 @@ from .api import grad, value_and_grad, vjp, jvp, linearize, jacfwd, jacrev, hess
 from .api.aot import compile_module  # noqa: E402
 from .api.parallel import pmap, local_device_count, local_devices  # noqa: E402
 from .api.parallel import devices, device_put, device_get, block_until_ready  # noqa: E402
+from .backends.tiers import wait_compiled  # noqa: E402
 
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "linearize", "jacfwd", "jacrev", "hessian", "vmap", "jit",
            "stop_gradient", "custom_jvp", "custom_vjp", "lax", "random", "tree", "nn", "scipy", "tree_util",
            "example_libraries", "show", "compile_module",
            "pmap", "local_device_count", "local_devices", "devices", "device_put", "device_get", "block_until_ready",
-           "TranspileError", "__version__"]
+           "wait_compiled", "TranspileError", "__version__"]
 
 
 def __getattr__(name):

@@ -266,9 +266,9 @@ class Transformed:
 
     def _compile(self, module, fname, args, ctx, kinds, static):
         """The backend's callable for ``module.fname``. On the numba backend the NumPy backend answers
-        the first call and Numba compiles at the second (``tiers``; not for jit, nor for code Numba
-        compiled before). A Numba compile that runs past ``TRANSPYLE_COMPILE_WARN`` seconds warns at
-        the user's function; with ``backend="auto"`` the NumPy backend answers until it is done
+        while Numba compiles in a thread (``tiers``; not for jit, nor for code Numba compiled before).
+        A Numba compile in this thread that runs past ``TRANSPYLE_COMPILE_WARN`` seconds warns at the
+        user's function; with ``backend="auto"`` the NumPy backend answers until it is done
         (``compile_time``)."""
         backend = self.backend_name
         if backend not in ("numba", "auto"):
@@ -291,7 +291,7 @@ class Transformed:
                 text, stoppable = tiers.with_loop_checks(numpy_source())
                 return load_module(text, fname), fname, stoppable
             what = f"{self.mode} of '{where[0]}' ({where[1]}:{where[2]})"
-            return tiers.Tiered(lambda: compile_guarded(numba_compile, where), first_call, what, where[1:])
+            return tiers.Tiered(numba_compile, first_call, what, where[1:])
         return compile_guarded(numba_compile, where, fallback=numpy_stand_in if backend == "auto" else None)
 
     def _transform(self, kinds, static=None, lanes="backend"):

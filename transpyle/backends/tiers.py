@@ -1,71 +1,68 @@
-"""Tiered first calls: the NumPy backend answers a function's first call; Numba compiles at the second.
+"""Tiered calls: the NumPy backend answers while Numba compiles in the background.
 
 A Numba compile of generated code takes seconds (a Hessian of a small network, ten); the same code
-run by the NumPy backend needs none. So the first call of a transform, per argument kinds, is
-answered by the NumPy backend, and the second call compiles with Numba and runs the compiled code,
-as every later call does. One call is answered by NumPy, the others by Numba; both compute the same
-derivative. A function Numba compiled before (its code is in the disk cache) is not tiered: loading
-it takes a fraction of a second.
+run by the NumPy backend needs none. So the first call of a transform, per argument kinds, starts
+the Numba compile in a thread and is answered by the NumPy backend at once; so is every call until
+the compile is done, and from then on the compiled code answers. Both compute the same derivative;
+only the speed differs. A script that calls a gradient a few times finishes before the compile
+would have; a long loop of calls speeds up when the compile is done. Code Numba compiled before (its
+entry is in the disk cache) is loaded at the first call instead: that takes a fraction of a second.
 
-- The NumPy run is bounded: at the top of each loop iteration it checks the time, and once it has
-  run ``TRANSPYLE_TIER_SECONDS`` (default 1 s) it stops, and the call compiles and answers with the
-  compiled code instead. A first call never takes much longer than the compile would have. Its array
-  arguments are copies then, so that a run stopped half way leaves the caller's arrays as they were.
-- An error of the NumPy run (a backend difference, or the user's error) is not the answer: the call
-  compiles and the compiled code answers or raises, as without tiers.
-- A compile that fails after the NumPy run answered (Numba refuses something NumPy ran) leaves the
-  NumPy backend answering every call, with one ``CompileTimeWarning`` saying why: a function that
-  answered once keeps answering. Without that answer the compile error is raised, as without tiers.
+- A NumPy run checks at the top of each loop iteration whether the compile is done; if it is, the run
+  stops and the compiled code answers that call. A run that may be stopped works on copies of the
+  array arguments, so that stopping it half way leaves the caller's arrays as they were.
+- An error of a NumPy run (a backend difference, or the user's error) is not the answer: the call
+  waits for the compile, and the compiled code answers or raises, as without tiers.
+- A compile that fails after the NumPy backend answered (Numba refuses something NumPy ran) leaves
+  the NumPy backend answering every call, with one ``CompileTimeWarning`` saying why: a function that
+  answered keeps answering. Without such an answer the compile's error is raised, as without tiers.
 - ``jit`` (mode ``primal``) is not tiered: its writes into its arguments must reach the caller's arrays.
-- ``TRANSPYLE_TIERED=0`` switches tiers off: the first call compiles, as before.
+- ``TRANSPYLE_TIERED=0`` switches tiers off: a first call compiles and waits, as before;
+  ``wait_compiled()`` waits for the compiles running (to time compiled code, say).
 - A compile still running after ``TRANSPYLE_COMPILE_NOTICE`` seconds (default 2; 0 or ``off``: never)
   prints one line to stderr saying what is being compiled.
 
-The compile runs in the calling thread, at the second call, not in a thread started by the first:
-Numba's compiler enters ``warnings.catch_warnings``, which swaps process-wide state, so a compile left
-running beside the caller's code could undo the caller's own warning filters (a test's capture of
-warnings, for one), and it would compete with the caller for the interpreter lock.
+The compile thread is quiet (``quiet_threads``): Numba's warnings and its ``catch_warnings`` would
+otherwise reach, and undo, the warning state of the user's thread.
 """
 import ast
 import os
 import sys
 import threading
-import time
 import warnings
+import weakref
 
-from .compile_time import CompileTimeWarning
+from .compile_time import CompileTimeWarning, start
+from .quiet_threads import quiet
 
 #: seconds after which a running compile prints one line to stderr
 NOTICE_SECONDS = 2.0
-#: seconds the NumPy backend may run a first call before the call compiles instead
-STAND_IN_SECONDS = 1.0
-#: the name of the check the NumPy run makes at the top of each loop iteration
+#: the name of the check a NumPy run makes at the top of each loop iteration
 CHECK_NAME = "_tier_check"
 
-
-def _seconds(variable, default, none=("0", "off", "no", "false")):
-    value = (os.environ.get(variable) or "").strip().lower()
-    if none and value in none:
-        return None
-    try:
-        return float(value) if value else default
-    except ValueError:
-        return default
+_RUNNING = weakref.WeakSet()       # the Tiered functions whose compile has not finished
 
 
 def tiered():
-    """Whether first calls are tiered (``TRANSPYLE_TIERED``, on unless 0/false/no/off)."""
+    """Whether calls are tiered (``TRANSPYLE_TIERED``, on unless 0/false/no/off)."""
     return (os.environ.get("TRANSPYLE_TIERED") or "1").strip().lower() not in ("0", "false", "no", "off")
 
 
 def notice_seconds():
     """Seconds of compiling after which one line is printed, or None for never."""
-    return _seconds("TRANSPYLE_COMPILE_NOTICE", NOTICE_SECONDS)
+    value = (os.environ.get("TRANSPYLE_COMPILE_NOTICE") or "").strip().lower()
+    if value in ("0", "off", "no", "false"):
+        return None
+    try:
+        return float(value) if value else NOTICE_SECONDS
+    except ValueError:
+        return NOTICE_SECONDS
 
 
-def stand_in_seconds():
-    """Seconds the NumPy backend may run a first call (``TRANSPYLE_TIER_SECONDS``)."""
-    return _seconds("TRANSPYLE_TIER_SECONDS", STAND_IN_SECONDS, none=())
+def wait_compiled(timeout=None):
+    """Wait until the Numba compiles started by tiered calls are done (at most ``timeout`` seconds);
+    whether they are."""
+    return all(tier.outcome.done.wait(timeout) for tier in list(_RUNNING))
 
 
 def with_loop_checks(text):
@@ -82,8 +79,8 @@ def with_loop_checks(text):
 
 
 class _Switch(BaseException):
-    """Raised in the NumPy run when its time is up (not an Exception: the run's own handlers never
-    catch it)."""
+    """Raised in a NumPy run when the compiled code is ready (not an Exception: the run's own handlers
+    never catch it)."""
 
 
 def _copied(args):
@@ -94,85 +91,96 @@ def _no_check():
     pass
 
 
-def _deadline_check(seconds):
-    deadline = time.perf_counter() + seconds
-
-    def check():
-        if time.perf_counter() > deadline:
-            raise _Switch()
-    return check
-
-
 class _Notice:
-    """One stderr line if the compile of ``what`` runs longer than ``notice_seconds()``."""
+    """One stderr line if the compile of ``what`` is still running after ``notice_seconds()``."""
 
-    def __init__(self, what):
+    def __init__(self, outcome, what):
         seconds = notice_seconds()
         self.timer = None
         if seconds is not None:
-            self.timer = threading.Timer(seconds, self._say, (what, seconds))
+            self.timer = threading.Timer(seconds, self._say, (outcome, what, seconds))
             self.timer.daemon = True
             self.timer.start()
 
     @staticmethod
-    def _say(what, seconds):
-        print(f"transpyle: Numba is compiling {what} ({seconds:g} s so far; TRANSPYLE_COMPILE_NOTICE=0 "
-              "silences this)", file=sys.stderr, flush=True)
+    def _say(outcome, what, seconds):
+        if not outcome.done.is_set():
+            print(f"transpyle: Numba is compiling {what} ({seconds:g} s so far; the NumPy backend answers "
+                  "meanwhile; TRANSPYLE_COMPILE_NOTICE=0 silences this)", file=sys.stderr, flush=True)
 
-    def done(self):
+    def cancel(self):
         if self.timer is not None:
             self.timer.cancel()
 
 
+def _quietly(compile_):
+    def run():
+        with quiet():
+            return compile_()
+    return run
+
+
 class Tiered:
-    """A function called as its compiled code would be: ``stand_in()`` returns (the NumPy backend's
-    module, the function's name in it, whether the function has loops) for the first call, and
-    ``compile_()`` the compiled function at the call that needs it."""
+    """A function called as its compiled code would be, answered by NumPy until that code is ready.
+    ``stand_in()`` returns (the NumPy backend's module, the function's name in it, whether the function
+    has loops); ``compile_()`` returns the compiled function (it runs in a thread)."""
 
     def __init__(self, compile_, stand_in, what, where=None):
-        self.compile_ = compile_
+        self.outcome = start(_quietly(compile_))
+        self.notice = _Notice(self.outcome, what)
         self.stand_in = stand_in
         self.what = what
         self.where = where or (None, 0)
-        self.answered = None          # the NumPy backend's function, once it has answered a call
-        self.run = self._first
+        self.numpy = None              # (module, function, stoppable) once built; False if it cannot be
+        self.answered = False          # whether the NumPy backend has answered a call
+        self.run = self._compiling
+        _RUNNING.add(self)
 
     def __call__(self, *args):
         return self.run(*args)
 
+    def _check(self):
+        if self.outcome.done.is_set() and self.outcome.error is None:
+            raise _Switch()
+
+    def _compiling(self, *args):
+        if not self.outcome.done.is_set():
+            if self.numpy is None:
+                try:
+                    module, fname, stoppable = self.stand_in()
+                    module.__dict__[CHECK_NAME] = self._check
+                    self.numpy = (module, getattr(module, fname), stoppable)
+                except Exception:     # noqa: BLE001 -- the NumPy backend cannot run it: the compiled code answers
+                    self.numpy = False
+            if self.numpy:
+                module, function, stoppable = self.numpy
+                try:
+                    out = function(*(_copied(args) if stoppable else args))
+                except _Switch:
+                    pass
+                except Exception:     # noqa: BLE001 -- the compiled code answers or raises, as without tiers
+                    pass
+                else:
+                    self.answered = True
+                    return out
+        return self.compiled()(*args)
+
     def compiled(self):
-        """The function that answers from now on: the compiled one (raising the compile's error, unless
-        the NumPy backend answered before: then it goes on answering, with a warning)."""
-        notice = _Notice(self.what)
-        try:
-            self.run = self.compile_()
-        except Exception as exc:
-            if self.answered is None:
-                raise
+        """The function that answers from now on, once the compile is done: the compiled one; or, if the
+        compile failed after the NumPy backend answered, the NumPy one (with a warning)."""
+        self.outcome.done.wait()
+        self.notice.cancel()
+        _RUNNING.discard(self)
+        if self.outcome.error is None:
+            self.run = self.outcome.value
+        elif self.answered:
+            module, function, _ = self.numpy
+            module.__dict__[CHECK_NAME] = _no_check
             filename, lineno = self.where
             warnings.warn_explicit(f"Numba could not compile {self.what}; the NumPy backend answers its calls "
-                                   f"instead: {exc}", CompileTimeWarning, filename or "<unknown>", lineno or 0)
-            self.answered.__globals__[CHECK_NAME] = _no_check
-            self.run = self.answered
-        finally:
-            notice.done()
-        return self.run
-
-    def _first(self, *args):
-        self.run = self._later
-        try:
-            module, fname, stoppable = self.stand_in()
-            module.__dict__[CHECK_NAME] = _deadline_check(stand_in_seconds())
-            function = getattr(module, fname)
-            out = function(*(_copied(args) if stoppable else args))
-        except _Switch:
-            pass
-        except Exception:            # noqa: BLE001 -- the compiled code answers or raises, as without tiers
-            pass
+                                   f"instead: {self.outcome.error}", CompileTimeWarning, filename or "<unknown>",
+                                   lineno or 0)
+            self.run = function
         else:
-            self.answered = function
-            return out
-        return self.compiled()(*args)
-
-    def _later(self, *args):
-        return self.compiled()(*args)
+            raise self.outcome.error
+        return self.run
