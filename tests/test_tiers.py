@@ -90,6 +90,15 @@ def test_a_long_numpy_run_stops_when_the_compile_is_done():
     assert time.perf_counter() - start < 20
 
 
+def test_the_numpy_backend_answers_for_a_bounded_time_in_all(monkeypatch):
+    monkeypatch.setenv("TRANSPYLE_TIER_SECONDS", "0.25")
+    sleepy = "import time\n\ndef f(x):\n    time.sleep(0.15)\n    return ('numpy', x)\n"
+    tier = tiers.Tiered(_slow(lambda x: ("numba", x), 2.0), _stand_in(sleepy), "f")
+    assert tier(1) == ("numpy", 1)
+    assert tier(2) == ("numpy", 2)
+    assert tier(3) == ("numba", 3)              # 0.3 s spent: this call waits for the compile
+
+
 def test_a_stoppable_run_works_on_copies_of_the_arrays():
     writes = "def f(x):\n    for i in range(x.shape[0]):\n        x[i] = 7.0\n    return x.sum()\n"
     tier = tiers.Tiered(_slow(lambda x: float(x.sum())), _stand_in(writes), "f")
@@ -148,6 +157,8 @@ def test_the_switches_read_the_environment(monkeypatch):
     assert tiers.tiered()
     monkeypatch.setenv("TRANSPYLE_COMPILE_NOTICE", "soon")
     assert tiers.notice_seconds() == tiers.NOTICE_SECONDS
+    monkeypatch.setenv("TRANSPYLE_TIER_SECONDS", "0.5")
+    assert tiers.stand_in_seconds() == 0.5
 
 
 # ---- the compile thread leaves the caller's warnings alone ----------------------------------------
@@ -269,18 +280,45 @@ def _recording(made):
     return init
 
 
+def _scale(x):
+    x[0] = 2.0 * x[0]
+    return x.sum()
+
+
+def _shift(a, b):
+    for i in range(b.shape[0]):
+        a[i] = a[i] + b[i]
+    return a.sum()
+
+
 @pytest.mark.numba
-def test_jit_is_not_tiered(monkeypatch):
+def test_jit_writes_into_its_arguments_on_either_backend(monkeypatch, tmp_path):
+    monkeypatch.setenv("TRANSPYLE_CACHE_DIR", str(tmp_path))
     monkeypatch.setenv("TRANSPYLE_TIERED", "1")
+    monkeypatch.setenv("TRANSPYLE_COMPILE_NOTICE", "0")
     made = []
     monkeypatch.setattr(tiers.Tiered, "__init__", _recording(made))
-
-    def scale(x):
-        x[0] = 2.0 * x[0]
-        return x.sum()
+    scale = transpyle.jit(_scale)
     x = np.ones(3)
-    assert transpyle.jit(scale)(x) == 4.0
-    assert x[0] == 2.0 and not made
+    assert scale(x) == 4.0 and x[0] == 2.0            # the NumPy backend's write reaches x
+    assert made and transpyle.wait_compiled(120)
+    assert scale(x) == 6.0 and x[0] == 4.0            # and so does the compiled code's
+    shift = transpyle.jit(_shift)
+    a, b = np.arange(4.0), np.ones(4)
+    assert shift(a, b) == 10.0 and np.all(a == np.arange(4.0) + 1)
+    y = np.arange(5.0)
+    expected = y.copy()
+    for i in range(4):                                 # the same memory twice: the compiled code answers
+        expected[i] = expected[i] + expected[1:][i]
+    assert shift(y, y[1:]) == expected.sum() and np.array_equal(y, expected)
+
+
+def test_a_numpy_run_of_jit_writes_back_only_what_changed():
+    body = "def f(a, b):\n    a[1] = 5.0\n    return b.sum()\n"
+    tier = tiers.Tiered(_slow(lambda a, b: "numba", 5.0), _stand_in(body), "f", writes_arguments=True)
+    a, b = np.zeros(3), np.full(2, np.nan)
+    assert tier(a, b) != "numba"
+    assert a.tolist() == [0.0, 5.0, 0.0] and np.isnan(b).all()
 
 
 def _wave(x):

@@ -266,7 +266,7 @@ class Transformed:
 
     def _compile(self, module, fname, args, ctx, kinds, static):
         """The backend's callable for ``module.fname``. On the numba backend the NumPy backend answers
-        while Numba compiles in a thread (``tiers``; not for jit, nor for code Numba compiled before).
+        while Numba compiles in a thread (``tiers``; not for code Numba compiled before).
         A Numba compile in this thread that runs past ``TRANSPYLE_COMPILE_WARN`` seconds warns at the
         user's function; with ``backend="auto"`` the NumPy backend answers until it is done
         (``compile_time``)."""
@@ -286,12 +286,12 @@ class Transformed:
         def numba_compile():
             compiled = compile_function("numba", module, fname, args, self.boundscheck)
             return with_one_blas_thread(compiled) if threads_blas(module.__transpyle_text__) else compiled
-        if backend == "numba" and self.mode != "primal" and tiers.tiered() and not compiled_before(module, fname):
+        if backend == "numba" and tiers.tiered() and not compiled_before(module, fname):
             def first_call():
                 text, stoppable = tiers.with_loop_checks(numpy_source())
                 return load_module(text, fname), fname, stoppable
-            what = f"{self.mode} of '{where[0]}' ({where[1]}:{where[2]})"
-            return tiers.Tiered(numba_compile, first_call, what, where[1:])
+            what = f"{'jit' if self.mode == 'primal' else self.mode} of '{where[0]}' ({where[1]}:{where[2]})"
+            return tiers.Tiered(numba_compile, first_call, what, where[1:], writes_arguments=self.mode == "primal")
         return compile_guarded(numba_compile, where, fallback=numpy_stand_in if backend == "auto" else None)
 
     def _transform(self, kinds, static=None, lanes="backend"):

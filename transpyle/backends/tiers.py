@@ -11,12 +11,20 @@ entry is in the disk cache) is loaded at the first call instead: that takes a fr
 - A NumPy run checks at the top of each loop iteration whether the compile is done; if it is, the run
   stops and the compiled code answers that call. A run that may be stopped works on copies of the
   array arguments, so that stopping it half way leaves the caller's arrays as they were.
+- The NumPy backend answers for ``TRANSPYLE_TIER_SECONDS`` of its own running time in all (default
+  30); after that, calls wait for the compile. The NumPy runs share the interpreter lock with the
+  compile thread, which slows the compile's Python half; the bound keeps a long stream of heavy
+  calls from stretching it without end. (Measured on a training loop of 300 gradient calls whose
+  NumPy runs outlast the compile: with 5 s the script took 16.1 s, with 30 s 12.4 s, without tiers
+  12.7 s: calls that make progress cost less than calls that wait.)
 - An error of a NumPy run (a backend difference, or the user's error) is not the answer: the call
   waits for the compile, and the compiled code answers or raises, as without tiers.
 - A compile that fails after the NumPy backend answered (Numba refuses something NumPy ran) leaves
   the NumPy backend answering every call, with one ``CompileTimeWarning`` saying why: a function that
   answered keeps answering. Without such an answer the compile's error is raised, as without tiers.
-- ``jit`` (mode ``primal``) is not tiered: its writes into its arguments must reach the caller's arrays.
+- ``jit`` (mode ``primal``) writes into its arguments as the caller's code would: its NumPy runs work
+  on copies, and a copy that changed is written back into the caller's array once the run is done.
+  A call passing the same memory twice (``f(x, x[1:])``) is answered by the compiled code.
 - ``TRANSPYLE_TIERED=0`` switches tiers off: a first call compiles and waits, as before;
   ``wait_compiled()`` waits for the compiles running (to time compiled code, say).
 - A compile still running after ``TRANSPYLE_COMPILE_NOTICE`` seconds (default 2; 0 or ``off``: never)
@@ -29,14 +37,19 @@ import ast
 import os
 import sys
 import threading
+import time
 import warnings
 import weakref
+
+import numpy as np
 
 from .compile_time import CompileTimeWarning, start
 from .quiet_threads import quiet
 
 #: seconds after which a running compile prints one line to stderr
 NOTICE_SECONDS = 2.0
+#: seconds of NumPy runs a tiered function may spend in all before its calls wait for the compile
+STAND_IN_SECONDS = 30.0
 #: the name of the check a NumPy run makes at the top of each loop iteration
 CHECK_NAME = "_tier_check"
 
@@ -57,6 +70,14 @@ def notice_seconds():
         return float(value) if value else NOTICE_SECONDS
     except ValueError:
         return NOTICE_SECONDS
+
+
+def stand_in_seconds():
+    """Seconds of NumPy runs a tiered function may spend (``TRANSPYLE_TIER_SECONDS``)."""
+    try:
+        return float(os.environ.get("TRANSPYLE_TIER_SECONDS") or STAND_IN_SECONDS)
+    except ValueError:
+        return STAND_IN_SECONDS
 
 
 def wait_compiled(timeout=None):
@@ -84,7 +105,20 @@ class _Switch(BaseException):
 
 
 def _copied(args):
-    return tuple(a.copy() if hasattr(a, "copy") and hasattr(a, "shape") else a for a in args)
+    return tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
+
+
+def _overlapping(args):
+    """Whether two array arguments may share memory (their copies could not both be written back)."""
+    arrays = [a for a in args if isinstance(a, np.ndarray)]
+    return any(np.may_share_memory(a, b) for i, a in enumerate(arrays) for b in arrays[i + 1:])
+
+
+def _written_back(args, copies):
+    """The copies' contents put back into the caller's arrays where the run changed them."""
+    for a, c in zip(args, copies):
+        if isinstance(a, np.ndarray) and a.size and not np.array_equal(a, c, equal_nan=a.dtype.kind in "fc"):
+            a[...] = c
 
 
 def _no_check():
@@ -125,7 +159,8 @@ class Tiered:
     ``stand_in()`` returns (the NumPy backend's module, the function's name in it, whether the function
     has loops); ``compile_()`` returns the compiled function (it runs in a thread)."""
 
-    def __init__(self, compile_, stand_in, what, where=None):
+    def __init__(self, compile_, stand_in, what, where=None, writes_arguments=False):
+        self.writes_arguments = writes_arguments      # jit: the NumPy run's writes reach the caller's arrays
         self.outcome = start(_quietly(compile_))
         self.notice = _Notice(self.outcome, what)
         self.stand_in = stand_in
@@ -133,6 +168,8 @@ class Tiered:
         self.where = where or (None, 0)
         self.numpy = None              # (module, function, stoppable) once built; False if it cannot be
         self.answered = False          # whether the NumPy backend has answered a call
+        self.spent = 0.0               # seconds of NumPy runs so far
+        self.deadline = 0.0            # when the NumPy run going on must stop
         self.run = self._compiling
         _RUNNING.add(self)
 
@@ -140,7 +177,7 @@ class Tiered:
         return self.run(*args)
 
     def _check(self):
-        if self.outcome.done.is_set() and self.outcome.error is None:
+        if self.outcome.done.is_set() and self.outcome.error is None or time.perf_counter() > self.deadline:
             raise _Switch()
 
     def _compiling(self, *args):
@@ -152,10 +189,16 @@ class Tiered:
                     self.numpy = (module, getattr(module, fname), stoppable)
                 except Exception:     # noqa: BLE001 -- the NumPy backend cannot run it: the compiled code answers
                     self.numpy = False
-            if self.numpy:
+            budget = stand_in_seconds() - self.spent
+            if self.numpy and budget > 0 and not (self.writes_arguments and _overlapping(args)):
                 module, function, stoppable = self.numpy
+                copies = _copied(args) if stoppable or self.writes_arguments else args
+                start = time.perf_counter()
+                self.deadline = start + budget
                 try:
-                    out = function(*(_copied(args) if stoppable else args))
+                    out = function(*copies)
+                    if self.writes_arguments:
+                        _written_back(args, copies)
                 except _Switch:
                     pass
                 except Exception:     # noqa: BLE001 -- the compiled code answers or raises, as without tiers
@@ -163,6 +206,8 @@ class Tiered:
                 else:
                     self.answered = True
                     return out
+                finally:
+                    self.spent += time.perf_counter() - start
         return self.compiled()(*args)
 
     def compiled(self):
