@@ -5,7 +5,8 @@ hessian, vmap of grad) the script runs a child process with empty caches (transp
 Numba's, so that even the run-time helpers compile) and reports:
 
 - ``cold``: seconds of the first call (the NumPy backend answers it while Numba compiles: tiers);
-- ``ready``: seconds from the first call until compiled code has answered (the second call returns);
+- ``ready``: seconds from the first call until compiled code has answered (the child waits for the
+  compile with ``transpyle.wait_compiled()``, then calls again);
 - ``warm``: the first call of a second new process that finds the caches the first one filled;
 - ``import``: seconds of ``import transpyle`` in the cold process;
 - ``jax cold`` and ``jax warm``: the same for ``jax.jit`` of the same transform (warm: JAX's
@@ -107,6 +108,7 @@ def child_transpyle(name):
     t0 = time.perf_counter()
     first = f(*args)
     t1 = time.perf_counter()
+    transpyle.wait_compiled()           # the compile the first call started (none when the cache had it)
     second = f(*args)
     t2 = time.perf_counter()
     best = min(_timed(f, args) for _ in range(5))

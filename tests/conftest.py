@@ -32,8 +32,9 @@ _CACHE_DIR = tempfile.mkdtemp(prefix="transpyle-tests-cache-")
 os.environ["TRANSPYLE_CACHE_DIR"] = _CACHE_DIR
 os.environ.pop("TRANSPYLE_BACKEND", None)
 # Tests check what Numba computes: each first call compiles and answers (test_tiers.py switches tiers on
-# where it tests them, the NumPy backend answering a first call while Numba compiles).
-os.environ["TRANSPYLE_TIERED"] = "0"
+# where it tests them, the NumPy backend answering while Numba compiles). TRANSPYLE_TIERED=1 in the
+# environment runs a suite with tiers instead: first calls then check the tiered Python runs.
+os.environ.setdefault("TRANSPYLE_TIERED", "0")
 
 # Without pytest-timeout, a test stops after this many seconds instead of hanging the run (a
 # generated loop that never ends). Compiles take seconds; no test should come near it.

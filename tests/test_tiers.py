@@ -321,23 +321,6 @@ def test_a_numpy_run_of_jit_writes_back_only_what_changed():
     assert a.tolist() == [0.0, 5.0, 0.0] and np.isnan(b).all()
 
 
-def _wave(x):
-    return np.sum(np.sin(x) * np.cos(x) ** 2)
-
-
-@pytest.mark.numba
-def test_code_numba_compiled_before_is_not_tiered(monkeypatch, tmp_path):
-    monkeypatch.setenv("TRANSPYLE_CACHE_DIR", str(tmp_path))
-    x = np.linspace(0.0, 1.0, 4)
-    monkeypatch.setenv("TRANSPYLE_TIERED", "0")
-    expected = transpyle.grad(_wave)(x)                   # compiled, and kept in the cache folder
-    monkeypatch.setenv("TRANSPYLE_TIERED", "1")
-    made = []
-    monkeypatch.setattr(tiers.Tiered, "__init__", _recording(made))
-    np.testing.assert_array_equal(transpyle.grad(_wave)(x), expected)
-    assert not made
-
-
 def _clipped(a):
     y = np.clip(a, 0.0, 1.0) * a
     return y + 1.0

@@ -19,7 +19,6 @@ from ..backends import choose, compile_function, spelled_for
 from ..backends import tiers
 from ..backends.blas_threads import threads_blas, with_one_blas_thread
 from ..backends.compile_time import compile_guarded
-from ..backends.numba_cache import compiled_before
 from ..backends.cache import load_module
 from ..base.arrays import Array, as_array, plain
 from ..base.errors import TranspileError
@@ -171,6 +170,11 @@ def _with_captured(compiled, nargs, getters):
     return call
 
 
+#: appended to a Numba module's text for its tiered run by Python: a module of its own (the compile
+#: thread replaces the functions of the Numba one by dispatchers)
+NUMPY_RUN = "\n# run by Python while Numba compiles it (tiers)\n"
+
+
 def _lanes(backend):
     """How array-lifted code runs on ``backend`` (see ``pipeline.transform``)."""
     return "arrays" if backend == "numpy" else "loops"
@@ -266,7 +270,7 @@ class Transformed:
 
     def _compile(self, module, fname, args, ctx, kinds, static):
         """The backend's callable for ``module.fname``. On the numba backend the NumPy backend answers
-        while Numba compiles in a thread (``tiers``; not for code Numba compiled before).
+        while Numba compiles (or loads from the disk cache) in a thread (``tiers``).
         A Numba compile in this thread that runs past ``TRANSPYLE_COMPILE_WARN`` seconds warns at the
         user's function; with ``backend="auto"`` the NumPy backend answers until it is done
         (``compile_time``)."""
@@ -286,9 +290,10 @@ class Transformed:
         def numba_compile():
             compiled = compile_function("numba", module, fname, args, self.boundscheck)
             return with_one_blas_thread(compiled) if threads_blas(module.__transpyle_text__) else compiled
-        if backend == "numba" and tiers.tiered() and not compiled_before(module, fname):
+        if backend == "numba" and tiers.tiered():
             def first_call():
-                text, stoppable = tiers.with_loop_checks(numpy_source())
+                # the text Numba compiles, run by Python: no second pipeline run (half a first call's time)
+                text, stoppable = tiers.with_loop_checks(module.__transpyle_text__ + NUMPY_RUN)
                 return load_module(text, fname), fname, stoppable
             what = f"{'jit' if self.mode == 'primal' else self.mode} of '{where[0]}' ({where[1]}:{where[2]})"
             return tiers.Tiered(numba_compile, first_call, what, where[1:], writes_arguments=self.mode == "primal")

@@ -14,9 +14,7 @@ read-only. A generated function's dispatcher gets ``FolderCache`` instead:
 - a write that fails (full disk, read-only, no permission) warns once and stops disk caching in
   this process; the code just compiled is used.
 """
-import glob
 import hashlib
-import os
 import pickle
 
 import numba
@@ -121,16 +119,4 @@ def cached_njit(module, **options):
     return decorate
 
 
-def compiled_before(module, fname):
-    """Whether Numba's index of ``module.fname`` is in the cache folder: a compile then loads the code
-    from disk (a fraction of a second) instead of compiling it."""
-    folder = getattr(module, "__transpyle_folder__", None)
-    path = getattr(module, "__file__", None)
-    if folder is None or not folder.usable or not path or not os.path.isfile(path):
-        return False
-    stem = os.path.splitext(os.path.basename(path))[0]
-    return bool(glob.glob(os.path.join(glob.escape(os.path.dirname(path)), "__pycache__",
-                                       f"{glob.escape(stem)}.{fname}-*.nbi")))
-
-
-__all__ = ["FolderCache", "cached_njit", "compiled_before"]
+__all__ = ["FolderCache", "cached_njit"]

@@ -6,7 +6,10 @@ the Numba compile in a thread and is answered by the NumPy backend at once; so i
 the compile is done, and from then on the compiled code answers. Both compute the same derivative;
 only the speed differs. A script that calls a gradient a few times finishes before the compile
 would have; a long loop of calls speeds up when the compile is done. Code Numba compiled before (its
-entry is in the disk cache) is loaded at the first call instead: that takes a fraction of a second.
+entry is in the disk cache) is loaded by the thread the same way, in a fraction of a second.
+
+The NumPy runs execute the very text Numba compiles, as Python (the run-time helpers have Python
+versions): no second pipeline run, which would double the first call's time.
 
 - A NumPy run checks at the top of each loop iteration whether the compile is done; if it is, the run
   stops and the compiled code answers that call. A run that may be stopped works on copies of the
