@@ -279,13 +279,11 @@ class Transformed:
             return compile_function(backend, module, fname, args, self.boundscheck)
         where = (getattr(self.fun, "__name__", fname), ctx.filename, ctx.source.tree.lineno)
 
-        def numpy_source():
+        def numpy_stand_in():
             _, np_tree, np_ctx = self._transform(kinds, static, lanes=_lanes("numpy"))
             # its own module: the compile thread replaces the helpers of the numba one by dispatchers
-            return pipeline.module_source(np_tree, np_ctx) + "\n# run by the numpy backend while Numba compiles\n"
-
-        def numpy_stand_in():
-            return compile_function("numpy", load_module(numpy_source(), fname), fname, args)
+            text = pipeline.module_source(np_tree, np_ctx) + "\n# run by the numpy backend while Numba compiles\n"
+            return compile_function("numpy", load_module(text, fname), fname, args)
 
         def numba_compile():
             compiled = compile_function("numba", module, fname, args, self.boundscheck)

@@ -33,13 +33,18 @@ class CompileTimeWarning(UserWarning):
     """A compile of generated code has run longer than ``TRANSPYLE_COMPILE_WARN`` seconds."""
 
 
+def seconds_setting(variable, default):
+    """The seconds the environment ``variable`` gives, else ``default`` (unset or not a number)."""
+    value = os.environ.get(variable)
+    try:
+        return float(value) if value else default
+    except ValueError:
+        return default
+
+
 def warn_seconds():
     """The compile time after which a warning is emitted."""
-    value = os.environ.get("TRANSPYLE_COMPILE_WARN")
-    try:
-        return float(value) if value else COMPILE_WARN_SECONDS
-    except ValueError:
-        return COMPILE_WARN_SECONDS
+    return seconds_setting("TRANSPYLE_COMPILE_WARN", COMPILE_WARN_SECONDS)
 
 
 def _statements(text):

@@ -46,7 +46,7 @@ import weakref
 
 import numpy as np
 
-from .compile_time import CompileTimeWarning, start
+from .compile_time import CompileTimeWarning, seconds_setting, start
 from .quiet_threads import quiet
 
 #: seconds after which a running compile prints one line to stderr
@@ -66,21 +66,14 @@ def tiered():
 
 def notice_seconds():
     """Seconds of compiling after which one line is printed, or None for never."""
-    value = (os.environ.get("TRANSPYLE_COMPILE_NOTICE") or "").strip().lower()
-    if value in ("0", "off", "no", "false"):
+    if (os.environ.get("TRANSPYLE_COMPILE_NOTICE") or "").strip().lower() in ("0", "off", "no", "false"):
         return None
-    try:
-        return float(value) if value else NOTICE_SECONDS
-    except ValueError:
-        return NOTICE_SECONDS
+    return seconds_setting("TRANSPYLE_COMPILE_NOTICE", NOTICE_SECONDS)
 
 
 def stand_in_seconds():
     """Seconds of NumPy runs a tiered function may spend (``TRANSPYLE_TIER_SECONDS``)."""
-    try:
-        return float(os.environ.get("TRANSPYLE_TIER_SECONDS") or STAND_IN_SECONDS)
-    except ValueError:
-        return STAND_IN_SECONDS
+    return seconds_setting("TRANSPYLE_TIER_SECONDS", STAND_IN_SECONDS)
 
 
 def wait_compiled(timeout=None):

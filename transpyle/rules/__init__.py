@@ -177,11 +177,17 @@ def by_object(obj):
     return hit[1] if hit is not None and hit[0] is obj else None
 
 
+def imported(module, attr):
+    """``module.attr`` where the process has imported ``module`` (a library named by its path, never
+    imported here), else None."""
+    import sys
+    return getattr(sys.modules[module], attr, None) if module in sys.modules else None
+
+
 def _named(obj):
     """The entry of ``obj`` among the functions registered by name whose module the user imported."""
-    import sys
     for (module, attr), prim in _BY_NAME.items():
-        if module in sys.modules and getattr(sys.modules[module], attr, None) is obj:
+        if imported(module, attr) is obj:
             _BY_OBJECT[id(obj)] = (obj, prim)
             return obj, prim
     return None

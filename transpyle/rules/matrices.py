@@ -19,15 +19,13 @@ indexing then see ordinary primitives, and the joint adjoint, linear in the outp
 the sum of the parts' adjoints. Library calls written with other primitives (norms along an axis,
 scipy's cho_factor and cho_solve) are the ``COMPOSITES``.
 """
-import sys
-
 import gast
 import numpy as np
 
 from .. import runtime as rt
 from ..base.ast_utils import template_expr
 from ..base.kinds import promote
-from . import LINEAR, define
+from . import LINEAR, define, imported
 from .common import StaticError, const_value, float_of, real_of
 
 
@@ -315,10 +313,9 @@ SCIPY_COMPOSITES = {"cho_factor": _cho_factor, "cho_solve": _cho_solve}
 def composite(obj):
     """The builder of a library function written with other primitives, else None."""
     hit = COMPOSITES.get(id(obj))
-    if hit is None and "scipy.linalg" in sys.modules:
-        scipy_linalg = sys.modules["scipy.linalg"]
+    if hit is None:
         for name, builder in SCIPY_COMPOSITES.items():
-            if getattr(scipy_linalg, name, None) is obj:
+            if imported("scipy.linalg", name) is obj:
                 hit = COMPOSITES[id(obj)] = (obj, builder)
     return hit[1] if hit is not None and hit[0] is obj else None
 
