@@ -22,26 +22,41 @@ from ..rules.primitives import lookup
 from .activity import assignments
 
 
+
 class Recording:
     """The analyses of ``Reverse`` that decide what needs no tape (see the module docstring)."""
 
-    def find_single_uses(self, body):
-        """Numbers defined once and read once, by a later assignment of the same block: the adjoint
+    def find_single_uses(self, body, passes_value):
+        """Values defined once and read once, by a later assignment of the same block: the adjoint
         sweep reaches that use first and the definition next, with nothing between, so their adjoint
-        is set by the use (``b_t = contribution``) instead of zeroed, accumulated and zeroed again."""
+        is set by the use (``b_t = contribution``) instead of zeroed, accumulated and zeroed again.
+        An array qualifies when it is no view and the use's rule passes its contribution as a value of
+        its shape, or un-broadcast to it (``passes_value(use, v)``; a rule that writes into the adjoint
+        in place, ``bx[index] += g``, needs it zeroed)."""
         loads = Counter(n.id for n in gast.walk(self.tree) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load))
         outputs = set(self.outputs) | {a.id for a in self.tree.args.args}
         single = set()
+
+        def qualifies(v, use):
+            kind = self.kind(v)
+            target = use.targets[0]
+            written = target.id if isinstance(target, gast.Name) else \
+                target.value.id if isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name) else None
+            if not isinstance(kind, Kind) or written not in self.active:
+                return False        # an inactive use has no adjoint: nothing would set v's
+            if not kind.is_array:
+                return True
+            if v in self.views or kind.dtype != "float64":
+                return False
+            return passes_value(use, v) is not None
 
         def visit(stmts):
             for k, s in enumerate(stmts):
                 if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
                     v = s.targets[0].id
-                    kind = self.kind(v)
-                    if v in self.active and v not in outputs and self.defs.get(v) == 1 and loads[v] == 1 and \
-                            isinstance(kind, Kind) and not kind.is_array:
+                    if v in self.active and v not in outputs and self.defs.get(v) == 1 and loads[v] == 1:
                         use = next((later for later in stmts[k + 1:] if v in loaded_names([later])), None)
-                        if isinstance(use, gast.Assign):
+                        if isinstance(use, gast.Assign) and qualifies(v, use):
                             single.add(v)
                 for block in (getattr(s, "body", None), getattr(s, "orelse", None)):
                     if block:

@@ -132,7 +132,7 @@ def _build(fun, kinds, in_axes, out_axes, static, reduce, deterministic):
     axes = batch.normalize_in_axes(in_axes, kinds, name)
     per_example, mode = per_example_function(fun, batch.example_kinds(kinds, axes))
     fname, driver, ctx = pipeline.transform(per_example, "vmap", (), kinds, in_axes=in_axes, out_axes=out_axes,
-                                            static=static)
+                                            static=static, lanes="threads")
     example = ctx.helpers[0]
     ret = example.body[-1]
     tuple_out = isinstance(ret.value, gast.Tuple)

@@ -290,8 +290,11 @@ class Transformed:
             return with_one_blas_thread(compiled) if threads_blas(module.__transpyle_text__) else compiled
         if backend == "numba" and tiers.tiered():
             def first_call():
-                # the text Numba compiles, run by Python: no second pipeline run (half a first call's time)
-                text, stoppable = tiers.with_loop_checks(module.__transpyle_text__ + NUMPY_RUN)
+                # the text Numba compiles, run by Python: no second pipeline run (half a first call's time);
+                # with its elementwise statements as NumPy expressions, as they were before element_loops
+                text = module.__transpyle_text__ if ctx.array_form is None else \
+                    spelled_for(backend, pipeline.module_source(ctx.array_form, ctx), self.boundscheck)
+                text, stoppable = tiers.with_loop_checks(text + NUMPY_RUN)
                 return load_module(text, fname), fname, stoppable
             what = f"{'jit' if self.mode == 'primal' else self.mode} of '{where[0]}' ({where[1]}:{where[2]})"
             return tiers.Tiered(numba_compile, first_call, what, where[1:], writes_arguments=self.mode == "primal")

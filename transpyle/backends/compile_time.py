@@ -21,6 +21,8 @@ import re
 import threading
 import warnings
 
+from ..base.naming import ELEMENT_LINE
+
 #: seconds after which a compile warns (``TRANSPYLE_COMPILE_WARN`` overrides it)
 COMPILE_WARN_SECONDS = 30.0
 #: generated code of more than this many statements is compiled at -O0 (see the module docstring)
@@ -48,8 +50,11 @@ def warn_seconds():
 
 
 def _statements(text):
-    """The number of statements in generated code (lines that are neither comments nor blank)."""
-    return sum(1 for line in text.splitlines() if line.strip() and not line.lstrip().startswith(("#", '"""')))
+    """The number of statements in generated code (lines that are neither comments nor blank), element
+    loops left out: plain loops over numbers, cheap to optimize (the level guards against the
+    broadcasting loops of array expressions)."""
+    return sum(1 for line in text.splitlines() if line.strip() and not line.lstrip().startswith(("#", '"""'))
+               and not ELEMENT_LINE.search(line))
 
 
 def opt_level_for(text):

@@ -82,6 +82,8 @@ class Context:
     - ``derivative``: the sweep the transform differentiates in, ``"reverse"`` or ``"forward"``
       (``""`` for jit and vmap): it decides how calls to functions with custom rules are inlined;
     - ``timings``: (pass, seconds) of each pass run;
+    - ``array_form``: where ``element_loops`` lowered elementwise statements to loops, the function as
+      it was before (tidied): what a Python run answering while Numba compiles executes;
     - ``transform_call``: ``(function, mode, argnums) ->`` a transform of it that a call in the
       body refers to (``jvp(f, ...)`` in transformed code), set by the pipeline.
     """
@@ -100,6 +102,7 @@ class Context:
     derivative: str = ""
     timings: list = field(default_factory=list)
     transform_call: object = None
+    array_form: object = None
 
     def capture(self, unit, name, value):
         """The parameter name under which the global array ``name`` of ``unit`` (or the array an

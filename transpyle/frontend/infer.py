@@ -60,6 +60,8 @@ class _Infer:
             return self.kinds[node.id]
         if isinstance(node, gast.Attribute) and node.attr == "shape":
             return TupleKind((INT,) * self.expr_kind(node.value).ndim)
+        if isinstance(node, gast.Attribute) and node.attr == "T":     # in rule templates: np.dot(x.T, g)
+            return self.expr_kind(node.value)
         if is_shape_expr(node):
             return INT
         if isinstance(node, gast.BinOp):
@@ -304,8 +306,9 @@ def operand_kinds(ctx, prim, bound):
                         for e in elts]
         elif prim.varargs and p == prim.params[0]:
             kinds[p] = [ctx.expr_kind(e) for e in node.elts]
-        elif isinstance(node, (gast.Name, gast.Constant)):
-            kinds[p] = ctx.expr_kind(node)
+        elif isinstance(node, (gast.Name, gast.Constant)) or \
+                isinstance(node, gast.Attribute) and node.attr == "T" and isinstance(node.value, gast.Name):
+            kinds[p] = ctx.expr_kind(node)        # x.T: in rule templates, read again by custom_rules
         else:
             kinds[p] = None
     return KindMap(kinds, ctx.kinds)

@@ -1,24 +1,24 @@
 """The declared list of passes each mode runs after the frontend (``passes.FRONTEND``)."""
 from ..base.errors import TranspileError
 from . import drivers
-from .passes import ACTIVITY, CUSTOM_RULES, FORWARD, FRONTEND, REVERSE, TIDY
+from .passes import ACTIVITY, CUSTOM_RULES, FORWARD, FRONTEND, FUSE, ELEMENT_LOOPS, REVERSE, TIDY
 
 #: how vmap is compiled: a parallel loop over the per-example function, or batched array code
 STRATEGIES = ("loop", "array")
 
 BACK_END = {
-    "primal": (drivers.PRIMAL, TIDY),
-    "grad": (ACTIVITY, REVERSE, CUSTOM_RULES, TIDY),
-    "value_and_grad": (ACTIVITY, REVERSE, CUSTOM_RULES, TIDY),
-    "vjp": (ACTIVITY, REVERSE, CUSTOM_RULES, TIDY),
-    "jvp": (ACTIVITY, FORWARD, CUSTOM_RULES, TIDY),
-    "jacfwd": (drivers.JACOBIAN, TIDY),
-    "jacrev": (drivers.JACOBIAN, TIDY),
-    "vmap loop": (drivers.VMAP_LOOP, TIDY),
-    "vmap array": (drivers.LIFT, TIDY),
+    "primal": (drivers.PRIMAL, FUSE, ELEMENT_LOOPS, TIDY),
+    "grad": (ACTIVITY, REVERSE, CUSTOM_RULES, FUSE, ELEMENT_LOOPS, TIDY),
+    "value_and_grad": (ACTIVITY, REVERSE, CUSTOM_RULES, FUSE, ELEMENT_LOOPS, TIDY),
+    "vjp": (ACTIVITY, REVERSE, CUSTOM_RULES, FUSE, ELEMENT_LOOPS, TIDY),
+    "jvp": (ACTIVITY, FORWARD, CUSTOM_RULES, FUSE, ELEMENT_LOOPS, TIDY),
+    "jacfwd": (drivers.JACOBIAN, FUSE, ELEMENT_LOOPS, TIDY),
+    "jacrev": (drivers.JACOBIAN, FUSE, ELEMENT_LOOPS, TIDY),
+    "vmap loop": (drivers.VMAP_LOOP, FUSE, ELEMENT_LOOPS, TIDY),
+    "vmap array": (drivers.LIFT, FUSE, ELEMENT_LOOPS, TIDY),
     # derivatives of generated code, and of code holding tapes (grad(g) called in the body), are
     # taken by forward sweeps over it: the jacfwd driver
-    "by forward mode": (drivers.JACOBIAN, TIDY),
+    "by forward mode": (drivers.JACOBIAN, FUSE, ELEMENT_LOOPS, TIDY),
 }
 
 #: the modes ``transform`` takes

@@ -47,7 +47,8 @@ def transform(func, mode="grad", argnums=(0,), arg_kinds=(), has_aux=False, tupl
               forward_mode=False, label=None):
     """Run the pipeline on ``func``; returns (function name, gast FunctionDef, Context). ``strategy``: how
     vmap is compiled (``STRATEGIES``); ``lanes``: how array-lifted code runs statements on batched numbers,
-    ``"loops"`` (loops over the lanes, for Numba) or ``"arrays"`` (one NumPy operation each), or None
+    ``"loops"`` (loops over the lanes, for Numba) or ``"arrays"`` (one NumPy operation each), ``"threads"``
+    for the per-example code of CUDA kernels (one operation a statement: not fused), or None
     where the result is read by another transform (no array lifting: jacrev by rows); ``forward_mode``: grad and value_and_grad by forward mode, one jvp
     sweep per differentiated input (no tape); ``label``: the transform as the module's header names it
     (``hessian`` for jacfwd over jacrev; by default the modes of the transforms stacked)."""

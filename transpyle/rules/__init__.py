@@ -50,6 +50,13 @@ class Primitive:
     #                               is refused with this reason (NumPy's read-only views, views whose adjoint
     #                               is no view of the base's adjoint)
     ragged: bool = False          # the result's shape depends on the operands' values (mask positions)
+    exact: object = False         # its adjoint contributions have the operands' shapes (an adjoint used
+    #                               once may be set by one, ``b_a = np.dot(g, b.T)``): a bool, or
+    #                               (kinds) -> bool where it depends on the operands' ranks
+
+    def exact_adjoints(self, kinds):
+        """Whether the adjoint contributions for operands of ``kinds`` have the operands' shapes."""
+        return self.exact(kinds) if callable(self.exact) else self.exact
 
     def viewed(self, kinds):
         """The parameter whose buffer the result shares, for operands of ``kinds`` (param -> Kind), or None."""
@@ -143,19 +150,20 @@ class AlongAxis:
 
 
 def define(key, objects, signature, kind, vjp=None, diff=None, broadcasts=False, lower=None, varargs=False,
-           jvp=None, batch=None, view=None, readonly=None, ragged=False):
+           jvp=None, batch=None, view=None, readonly=None, ragged=False, exact=False):
     """Register a primitive. ``objects`` are the Python callables that resolve to it. Primitives that
     broadcast are elementwise, so their batching rule defaults to ``LANEWISE``. ``view``: the parameter
     whose buffer the result shares, for primitives that return a view (see ``analysis/aliases``); ``readonly``:
     why writes into that buffer are refused while the view is in use; ``ragged``: the result's shape depends
-    on the operands' values, not only on their shapes."""
+    on the operands' values, not only on their shapes; ``exact``: the adjoint contributions have the operands'
+    shapes (see ``Primitive.exact``)."""
     params, defaults = _parse_signature(signature)
     if diff is None:
         diff = tuple(p for p in params if p not in defaults) if (vjp is not None or jvp is not None) else ()
     if batch is None and broadcasts and key != "setitem":
         batch = LANEWISE
     prim = Primitive(key, params, defaults, tuple(diff), kind, vjp, broadcasts, lower, varargs, jvp, batch, view,
-                     readonly, ragged)
+                     readonly, ragged, exact)
     _BY_KEY[key] = prim
     for obj in objects:
         if isinstance(obj, str):

@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import runtime as rt
 from ..base.ast_utils import template_expr
-from ..base.kinds import promote
+from ..base.kinds import Kind, promote
 from . import LINEAR, define
 from .common import StaticError
 
@@ -90,7 +90,13 @@ def _dot_batch(batched, k, s):
     return _DOT_BATCH.get(ranks + (batched["a"], batched["b"]))
 
 
-define("np.dot", [np.dot], "a, b", _dot_kind, _dot_vjp, jvp=_dot_jvp, batch=_dot_batch, lower=_dot_lower)
+def _matrices(k):
+    """Products of vectors and matrices: their adjoints have the operands' shapes (no stacks broadcast)."""
+    return all(isinstance(k.get(p), Kind) and k[p].ndim in (1, 2) for p in ("a", "b"))
+
+
+define("np.dot", [np.dot], "a, b", _dot_kind, _dot_vjp, jvp=_dot_jvp, batch=_dot_batch, lower=_dot_lower,
+       exact=_matrices)
 
 
 def _outer_vjp(k, s):
@@ -102,7 +108,7 @@ def _outer_vjp(k, s):
 
 
 define("np.outer", [np.outer], "a, b", lambda k, s: promote(k["a"], k["b"]).with_ndim(2),
-       _outer_vjp, jvp={"a": "np.outer(t, b)", "b": "np.outer(a, t)"})
+       _outer_vjp, jvp={"a": "np.outer(t, b)", "b": "np.outer(a, t)"}, exact=True)
 
 
 # ---- @ / np.matmul with NumPy's semantics for every rank --------------------------------------------
@@ -190,7 +196,7 @@ def _stays_2d(rule, general):
 _MATMULS = [np.matmul] + [f for f in (getattr(np.linalg, "matmul", None),) if f is not None and f is not np.matmul]
 define("MatMult", _MATMULS, "a, b", _matmul_kind, _stays_2d(_dot_vjp, _matmul_vjp),
        jvp=_stays_2d(_dot_jvp, lambda k, s: _MATMUL_JVP), batch=_stays_2d(_dot_batch, _matmul_batch),
-       lower=_matmul_lower)
+       lower=_matmul_lower, exact=_matrices)
 define("rt.matmul", [rt.matmul], "a, b", _matmul_kind, _matmul_vjp, jvp=_MATMUL_JVP, batch=_matmul_batch)
 
 

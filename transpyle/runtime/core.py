@@ -84,6 +84,18 @@ def _stack_like_numba(n, item):
     return lambda n, item: np.empty(n, dtype)
 
 
+def conform(a, ref):
+    """Whether the array ``a`` has the trailing axes of ``ref`` (NumPy broadcasts it without stretching
+    an axis of length one): the test before an elementwise loop (``transforms/element_loops``)."""
+    off = ref.ndim - a.ndim
+    if off < 0:
+        return False
+    for j in range(a.ndim):
+        if a.shape[j] != ref.shape[off + j]:
+            return False
+    return True
+
+
 def stop_gradient(x):
     """``x`` itself; to the transforms, a value whose derivative is zero (as ``jax.lax.stop_gradient``).
     Applied to a pytree in transformed code, it applies to every leaf."""
@@ -93,7 +105,8 @@ def stop_gradient(x):
 stop_gradient.__transpyle_leafwise__ = True
 
 
-for _helper in (trip_count, in_range, _copy_rows, push, reserve, array_tape, tape_push, tape_pop, stop_gradient):
+for _helper in (trip_count, in_range, _copy_rows, push, reserve, array_tape, tape_push, tape_pop, conform,
+                stop_gradient):
     register_jitable(_helper)
 
 

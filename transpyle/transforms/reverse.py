@@ -23,11 +23,14 @@ import os
 
 import gast
 
-from ..base.ast_utils import assign, comment, const, loaded_names, name, parse_expr, stored_names
+from ..base.ast_utils import assign, comment, const, expr_source, name, parse_expr, stored_names
 from ..base.context import place
 from ..analysis.activity import assignments, output_names
 from ..analysis.aliases import Aliases
+from ..base.kinds import Kind
 from ..analysis.recording import Recording
+from ..analysis.shapes import Shapes
+from ..analysis.to_be_recorded import names_read, required_before
 from .reverse_adjoint import AdjointSweep
 from .reverse_tapes import PrimalSweep
 
@@ -94,23 +97,29 @@ class Reverse(PrimalSweep, AdjointSweep, Recording):
         self.decisions = {st.test.id for st in gast.walk(gast.Module(body=body, type_ignores=[]))
                           if isinstance(st, (gast.If, gast.While)) and isinstance(st.test, gast.Name)}
         self.defs = self.count_defs()
-        self.single_use = self.find_single_uses(body)
         self.fixed_shape = self.find_fixed_shapes()
+        self.shapes = Shapes(tree, self.kinds)
+        self.single_use = self.find_single_uses(body, self.passes_value)
         self.storage_names = {}
         self.find_cheap_values()
-        # the adjoint sweep decides what must be saved; saving adds restores that read more names
-        needed = set()
-        for _ in range(6):
-            self.plans = {}
+        # the adjoint sweep decides what must be saved (analysis/to_be_recorded), and saving adds restores
+        # that read more names: plan, sweep and analyse again until nothing more is required. The
+        # required sets only grow, and are bounded by the names and statements of the function.
+        required = {}
+        for _ in range(len(self.kinds) + 8):
+            self.plans, self.block_reads, self.header_reads = {}, {}, {}
             self.seen = {a.id for a in self.tree.args.args}
-            self.make_plans(body, 0, needed)
+            self.make_plans(body, 0, required)
             self._last_adjoint = None
             sweep = self.adjoint(body, 0)
-            now = loaded_names(sweep) | needed
-            now = {n for n in now if n in self.kinds}
-            if now == needed:
+            now = required_before(body, self.block_reads, self.header_reads)
+            if now == required:
                 break
-            needed = now
+            required = now
+        else:
+            raise self.ctx.error(tree, "the values to save before overwriting did not settle",
+                                 hint="please report this function: the to-be-recorded analysis should converge")
+        needed = set().union(*map(names_read, required.values())) if required else set()
         self._last_primal = None
         self.loop_stack = []
         primal = self.primal(body)
@@ -124,6 +133,15 @@ def written_names(stmts):
         for n in gast.walk(s):
             if isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store) and isinstance(n.value, gast.Name):
                 out.add(n.value.id)
+    return out
+
+
+def shape_sources(stmts):
+    """Names that ``rt.unbroadcast`` reads for the shape to sum a contribution down to."""
+    out = set()
+    for n in gast.walk(gast.Module(body=stmts, type_ignores=[])):
+        if isinstance(n, gast.Call) and expr_source(n.func) == "rt.unbroadcast" and isinstance(n.args[1], gast.Name):
+            out.add(n.args[1].id)
     return out
 
 
@@ -162,8 +180,12 @@ def run(tree, ctx, mode="grad", has_aux=False):
     decls = rev.declarations(needed)
 
     inits = []
+    shapes = shape_sources(sweep)
     for v in sorted(ctx.active | set(ctx.wrt)):
-        if v not in rev.single_use and v not in rev.views:   # those are set (bound) before anything reads them
+        # adjoints set by their use, and views' (bound), are set before anything reads them; an array's
+        # set by its use is made once only where it gives the shape to un-broadcast to
+        if v not in rev.single_use and v not in rev.views or \
+                v in rev.single_use and rev.kind(v).is_array and rev.adj(v) in shapes:
             inits.append(assign(rev.adj(v), rev.zero(v)))
     seeds = []
     if mode == "vjp":
@@ -202,4 +224,8 @@ def run(tree, ctx, mode="grad", has_aux=False):
         tree.args.args[-1].ctx = gast.Param()
     tree.body = body
     tree.name = f"{ctx.source.name}_{mode}"
+    # an adjoint has its value's kind: later passes (element_loops) read it
+    for var, adjoint in rev.adjoint_names.items():
+        if isinstance(ctx.kinds.get(var), Kind):
+            ctx.kinds.setdefault(adjoint, ctx.kinds[var])
     return tree

@@ -15,6 +15,7 @@ from ..base.ast_utils import (all_names, assign, const, expr_source, loaded_name
 from .. import rules
 from ..base.kinds import Kind
 from ..rules.primitives import is_atom
+from ..analysis.to_be_recorded import VALUE, adjoint_reads
 from ..frontend.infer import active_templates, operand_kinds, rule_for, template_names
 
 
@@ -49,10 +50,24 @@ class AdjointSweep:
                     uses |= loaded_names(original.value)
             # recomputed values that read each other run in their original order
             block = [stmt for _, stmt in sorted(again, key=lambda pair: pair[0])] + block
+            self.note_reads(s, block)
             if block:
                 self.line_comment(s, out, "adjoint", force=True)
                 out.extend(block)
         return out
+
+    def note_reads(self, s, block):
+        """Keep what the adjoint block of ``s`` reads, for the to-be-recorded analysis: an assignment's
+        whole block; for a loop or branch, its header and what is recomputed before it (its body's
+        statements are noted one by one)."""
+        primal = self.kinds
+        if isinstance(s, gast.Assign):
+            self.block_reads[id(s)] = adjoint_reads(block, primal, self.fixed_shape)
+            return
+        header = {gast.For: lambda: loaded_names(s.iter), gast.While: lambda: {s.counter},
+                  gast.If: lambda: {s.test.id}}[type(s)]()
+        before = block[:-1] if block else []
+        self.header_reads[id(s)] = adjoint_reads(before, primal, self.fixed_shape) | {(VALUE, n) for n in header if n in primal}
 
     def adjoint_of(self, s, depth):
         block = self._adjoint_of(s, depth)
@@ -204,13 +219,13 @@ class AdjointSweep:
 
     def may_broadcast(self, operand, bound, prim):
         """Whether the output can be larger than ``operand``: not when every other operand is a
-        scalar, since then the output has the operand's shape."""
+        scalar or surely has the operand's shape (``analysis/shapes``), since then the output has it."""
         okind = self.kind(operand)
         if okind is None or okind.ndim == 0:
             return True
         for p in prim.params:
             node = bound.get(p)
-            if isinstance(node, gast.Name) and node.id == operand:
+            if isinstance(node, gast.Name) and (node.id == operand or self.shapes.same(node.id, operand)):
                 continue
             k = self.ctx.expr_kind(node) if node is not None else None
             if not isinstance(k, Kind) or k.ndim > 0:
@@ -223,13 +238,51 @@ class AdjointSweep:
             return contrib
         if okind.ndim == 0:
             return gast.Call(func=parse_expr("np.sum"), args=[contrib], keywords=[])
-        # the operand's adjoint has its shape: the operand itself need not be kept for the sweep
-        return gast.Call(func=parse_expr("rt.unbroadcast"), args=[contrib, name(self.adj(operand))], keywords=[])
+        # the operand's adjoint has its shape: the operand itself need not be kept for the sweep. An
+        # adjoint set by this contribution does not exist yet: the operand gives the shape (a read of its
+        # shape, free where all its values have one shape: analysis/to_be_recorded)
+        shape_of = operand if operand in self.single_use else self.adj(operand)
+        return gast.Call(func=parse_expr("rt.unbroadcast"), args=[contrib, name(shape_of)], keywords=[])
 
     def accumulate(self, var, contrib):
         if var in self.single_use:
             return assign(self.adj(var), contrib)
         return gast.AugAssign(target=name(self.adj(var), store=True), op=gast.Add(), value=contrib)
+
+    def passes_value(self, use, v):
+        """How the adjoint of ``use`` gives the array ``v`` its contribution, when as one expression of
+        v's dtype that can stand for ``b_v += contribution`` as ``b_v = contribution``: ``"exact"``
+        (of v's shape), ``"shaped"`` (un-broadcast to the shape of ``b_v``, which must then exist), or
+        None (a rule that writes into the adjoint, ``bx[index] += g``, or whose contribution relies on
+        ``+=`` to broadcast, as ``np.sum``'s ``g``)."""
+        value, target = use.value, use.targets[0]
+        if isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name):
+            # x[index] = v: v's cotangent is a copy of the written part of bx, of v's shape when they agree
+            ok = isinstance(value, gast.Name) and value.id == v and self.kind(target.value.id).dtype == "float64"
+            return "shaped" if ok else None
+        if not isinstance(target, gast.Name) or not isinstance(self.kind(target.id), Kind) or \
+                self.kind(target.id).dtype != "float64":
+            return None
+        if isinstance(value, gast.Name):
+            return "exact"
+        if is_atom(value) or isinstance(value, gast.Tuple):
+            return None
+        try:
+            prim, bound, templates = rule_for(self.ctx, use, value, "vjp")
+        except Exception:          # the sweep reports it at the statement
+            return None
+        kinds = {p: self.ctx.expr_kind(node) for p, node in bound.items() if isinstance(node, gast.AST)}
+        if not prim.broadcasts and not prim.exact_adjoints(kinds):
+            return None
+        for key, template in templates.items():
+            param = key[0] if isinstance(key, tuple) else key
+            operand = bound.get(param)
+            if operand is not None and v in loaded_names(operand):
+                if isinstance(key, tuple) or is_statement(template):
+                    return None
+        if prim.broadcasts and self.may_broadcast(v, bound, prim):
+            return "shaped"
+        return "exact"
 
     def setitem_adjoint(self, s):
         t = s.targets[0]
@@ -249,7 +302,8 @@ class AdjointSweep:
         clear = [substitute(st, dict(subs)) for st in parse_stmts(templates["x"])]
         if isinstance(v, gast.Name) and v.id in self.active:
             contrib = substitute(parse_expr(templates["v"]), dict(subs))
-            contrib = self.unbroadcast(contrib, v.id, pkind)
+            if not self.shapes.same_as(part, v.id):
+                contrib = self.unbroadcast(contrib, v.id, pkind)
             if v.id in self.views and arr in self.aliases.members(v.id):
                 # y[1:] = y[:-1]: the value's adjoint is a view of the same buffer, which the write
                 # clears: take the written part's cotangent first, clear, then pass it on

@@ -12,6 +12,7 @@ import gast
 
 from ..base.ast_utils import assign, const, expr_source, name, parse_expr, stored_names
 from ..base.kinds import Kind, TupleKind
+from ..analysis.to_be_recorded import names_read, values_read
 
 
 class _Plan:
@@ -59,17 +60,21 @@ class PrimalSweep:
         return out
 
     # ---- the plan: which statements save what ------------------------------------------------------
-    def make_plans(self, stmts, depth, needed):
+    def make_plans(self, stmts, depth, required):
+        """Plan a save at each assignment that overwrites what ``required`` (statement id -> the reads
+        of adjoints that may run before it, ``analysis/to_be_recorded``) says is read."""
         for s in stmts:
             if isinstance(s, gast.Assign) and id(s) not in self.counters:
                 t = s.targets[0]
                 plan = None
+                reads = required.get(id(s), frozenset())
+                needed = names_read(reads)
                 if isinstance(t, gast.Name):
                     maybe_set = depth > 0 or t.id in self.seen      # an old value exists to save
                     cheap = id(s) in self.invariant or id(s) in self.recompute
                     if t.id in needed and maybe_set and not cheap and (depth > 0 or self.defs.get(t.id, 0) > 1):
                         plan = (name(t.id), name(t.id, store=True), self.kind(t.id), t.id)
-                elif isinstance(t, gast.Subscript) and self.aliases.members(t.value.id) & needed:
+                elif isinstance(t, gast.Subscript) and self.aliases.members(t.value.id) & values_read(reads):
                     part = gast.Subscript(value=name(t.value.id), slice=copy.deepcopy(t.slice), ctx=gast.Load())
                     pkind = self.ctx.expr_kind(part)
                     value = gast.Call(func=parse_expr("np.copy"), args=[part], keywords=[]) if pkind.is_array \
@@ -90,10 +95,10 @@ class PrimalSweep:
                             self.storage_names[id(s)] = storage
                         self.plans[id(s)] = _Plan(value, target, kind, storage, depth > 0)
             elif isinstance(s, (gast.For, gast.While)):
-                self.make_plans(s.body, depth + 1, needed)
+                self.make_plans(s.body, depth + 1, required)
             elif isinstance(s, gast.If):
-                self.make_plans(s.body, depth, needed)
-                self.make_plans(s.orelse, depth, needed)
+                self.make_plans(s.body, depth, required)
+                self.make_plans(s.orelse, depth, required)
             self.seen |= stored_names([s])
 
     # ---- primal sweep ----------------------------------------------------------------------------

@@ -37,15 +37,23 @@ _PURE_METHODS = {"copy", "reshape", "ravel", "flatten", "transpose", "astype", "
 def run(tree, ctx):
     """Tidy ``tree`` and the helpers it calls (``ctx.helpers``)."""
     for fn in ctx.helpers + [tree]:
-        groups = source_comments.comment_groups(fn.body, {}, ctx)
-        fold_constants(fn)
-        remove_dead(fn, ctx)
-        alive = {id(n) for n in gast.walk(fn)}
-        emptied = {c for c, members in groups.items() if members and not members & alive}
-        if not getattr(fn, DRIVER_ATTR, False) and not source_comments.has_source_comments(fn):
-            fn.body = source_comments.commented(fn.body, ctx, [None])
-        fn.body = source_comments.without_dangling_comments(fn.body, emptied)
+        tidy_function(fn, ctx)
+    if ctx.array_form is not None:
+        tidy_function(ctx.array_form, ctx)
     return tree
+
+
+def tidy_function(fn, ctx):
+    """Fold constants, remove what nothing needs and comment the source lines of one function."""
+    groups = source_comments.comment_groups(fn.body, {}, ctx)
+    fold_constants(fn)
+    remove_dead(fn, ctx)
+    alive = {id(n) for n in gast.walk(fn)}
+    emptied = {c for c, members in groups.items() if members and not members & alive}
+    if not getattr(fn, DRIVER_ATTR, False) and not source_comments.has_source_comments(fn):
+        fn.body = source_comments.commented(fn.body, ctx, [None])
+    fn.body = source_comments.without_dangling_comments(fn.body, emptied)
+    return fn
 
 
 # ---- constants ----------------------------------------------------------------------------------

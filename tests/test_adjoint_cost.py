@@ -1,0 +1,229 @@
+"""What makes gradients of array code cheap, checked on the generated code and on its numbers:
+
+- the to-be-recorded analysis (``analysis/to_be_recorded``): statements whose adjoint reads nothing
+  that is overwritten save nothing (a stencil updated in place, an accumulation ``y[i] += ...``, a
+  covariance written into its own matrix); what is read and overwritten is still saved;
+- adjoints set by their one use (``b_t = contribution``), with no zeroing inside loops;
+- ``fuse``: elementwise chains become one expression;
+- ``element_loops``: elementwise statements become loops over the elements in the code Numba
+  compiles, with shape tests where shapes are not proven equal (an axis of length one still
+  broadcasts), and a new array where an operand reads memory the loop writes;
+- the symbolic shapes that decide it (``analysis/shapes``).
+
+Every gradient is compared with central finite differences at random inputs of several sizes, on
+both backends.
+"""
+import re
+
+import gast
+import numpy as np
+import pytest
+
+import transpyle
+from transpyle.analysis.shapes import Shapes
+from transpyle.analysis.to_be_recorded import BINDING, VALUE, adjoint_reads, required_before
+from transpyle.base.kinds import Kind
+from transpyle import runtime as rt
+from gradcheck import ALL_BACKENDS, check_grad
+
+
+# ---- programs ---------------------------------------------------------------------------------------
+def diffusion(u0, k):
+    u = u0.copy()
+    inner = u[1:-1]
+    for _ in range(5):
+        lap = u[:-2] - 2.0 * u[1:-1] + u[2:]
+        inner += k * lap
+    return np.sum(u * u)
+
+
+def jacobi_2d(a0):
+    a = a0.copy()
+    b = np.zeros_like(a)
+    for _ in range(3):
+        b[1:-1, 1:-1] = 0.2 * (a[1:-1, 1:-1] + a[1:-1, :-2] + a[1:-1, 2:] + a[2:, 1:-1] + a[:-2, 1:-1])
+        a[1:-1, 1:-1] = 0.2 * (b[1:-1, 1:-1] + b[1:-1, :-2] + b[1:-1, 2:] + b[2:, 1:-1] + b[:-2, 1:-1])
+    return np.sum(a * a) + np.sum(np.sin(b))
+
+
+def covariance(data):
+    n, m = data.shape
+    mean = np.mean(data, axis=0)
+    d = data - mean
+    cov = np.zeros((m, m))
+    for i in range(m):
+        cov[i:m, i] = d[:, i] @ d[:, i:m] / (n - 1.0)
+        cov[i, i:m] = cov[i:m, i]
+    return np.sum(cov * cov)
+
+
+def matvec(a, x):
+    n, m = a.shape
+    y = np.zeros(n)
+    for i in range(n):
+        for j in range(m):
+            y[i] += a[i, j] * x[j]
+    return np.sum(y * y)
+
+
+def layer(w, b, x):
+    h = np.tanh(x @ w + b)
+    return np.sum(h * h)
+
+
+def shift_in_place(a0):
+    a = a0.copy()
+    for _ in range(3):
+        a[1:] = a[:-1] * 0.5 + a[1:]          # reads what the loop over elements would overwrite
+    return np.sum(a * a)
+
+
+def nonlinear_update(u0):
+    u = u0.copy()
+    for _ in range(4):
+        u[1:-1] = u[1:-1] + 0.1 * np.sin(u[:-2]) * u[2:]
+    return np.sum(u * u)
+
+
+def rank_one_updates(x, y):
+    a = np.zeros((x.shape[0], y.shape[0]))
+    for k in range(3):
+        a += np.outer(x * k, y) / (k + 1.0)
+    return np.sum(np.tanh(a))
+
+
+def broadcast_rows(x, row):
+    return np.sum(np.exp(0.1 * (x - row)) * x)
+
+
+def softmax_loss(z):
+    e = np.exp(z - np.max(z))
+    p = e / np.sum(e)
+    return np.sum(p * np.log(p + 1.0))
+
+
+CASES = [
+    (diffusion, lambda r, n: (r.normal(size=n), 0.1)),
+    (jacobi_2d, lambda r, n: (r.normal(size=(n, n + 1)),)),
+    (covariance, lambda r, n: (r.normal(size=(n + 3, n)),)),
+    (matvec, lambda r, n: (r.normal(size=(n, n + 2)), r.normal(size=n + 2))),
+    (layer, lambda r, n: (r.normal(size=(n, 3)), r.normal(size=3), r.normal(size=(n + 1, n)))),
+    (layer, lambda r, n: (r.normal(size=(n, 1)), r.normal(size=1), r.normal(size=(n + 1, n)))),
+    (layer, lambda r, n: (r.normal(size=(n, 3)), r.normal(size=1), r.normal(size=(n + 1, n)))),
+    (shift_in_place, lambda r, n: (r.normal(size=n),)),
+    (nonlinear_update, lambda r, n: (r.normal(size=n),)),
+    (rank_one_updates, lambda r, n: (r.normal(size=n), r.normal(size=n + 2))),
+    (broadcast_rows, lambda r, n: (r.normal(size=(n, 4)), r.normal(size=4))),
+    (broadcast_rows, lambda r, n: (r.normal(size=(n, 4)), r.normal(size=1))),
+    (broadcast_rows, lambda r, n: (r.normal(size=(n, 1)), r.normal(size=4))),
+    (softmax_loss, lambda r, n: (r.normal(size=n),)),
+]
+
+
+@pytest.mark.parametrize("backend", ALL_BACKENDS)
+@pytest.mark.parametrize("fn, make", [pytest.param(f, m, id=f"{f.__name__}{k}") for k, (f, m) in enumerate(CASES)])
+def test_gradients_match_finite_differences(fn, make, backend, rng):
+    for n in (3, 6):
+        args = make(rng, n)
+        for argnum in range(len(args)):
+            if isinstance(args[argnum], np.ndarray):
+                check_grad(fn, args, argnums=argnum, backend=backend)
+
+
+@pytest.mark.parametrize("backend", ALL_BACKENDS)
+def test_jit_of_overlapping_updates_matches_numpy(backend, rng):
+    for fn in (shift_in_place, nonlinear_update, diffusion):
+        args = (rng.normal(size=7),) if fn is not diffusion else (rng.normal(size=7), 0.2)
+        assert np.allclose(transpyle.jit(fn, backend=backend)(*args), fn(*args), rtol=1e-12, atol=0)
+
+
+# ---- the generated code -----------------------------------------------------------------------------
+def _shown(fn, kinds, mode="grad"):
+    return transpyle.show(fn, mode=mode, kinds=tuple(k.strip() for k in kinds.split(";")))
+
+
+def test_linear_in_place_stencil_saves_nothing():
+    text = _shown(diffusion, "f8[:]; f8")
+    assert "tape" not in text
+    assert "np.zeros_like(b_" not in text.split("for _ in range(4, -1, -1)")[-1]
+
+
+def test_accumulation_and_covariance_save_nothing_of_their_outputs():
+    assert "tape" not in _shown(matvec, "f8[:, :]; f8[:]")
+    text = _shown(covariance, "f8[:, :]")
+    assert "_tape_cov" not in text and "np.copy(cov" not in text
+
+
+def test_values_read_and_overwritten_are_still_saved():
+    # the adjoint of sin reads u[:-2], which the next iteration overwrites
+    assert "tape_push" in _shown(nonlinear_update, "f8[:]")
+
+
+def test_elementwise_chain_is_one_loop_with_no_temporaries():
+    text = _shown(diffusion, "f8[:]; f8", mode="jit")
+    body = text.split("def diffusion")[1]
+    assert "lap" not in body.replace("# test_adjoint_cost", "").split("\n#")[0] or "_t1 =" not in body
+    assert "_t1 =" not in body and "_t2 =" not in body
+    assert "for _e0 in range(" in text
+    assert "rt.conform" not in text          # slices of one array: shapes proven equal
+
+
+def test_unproven_shapes_are_tested_when_the_statement_runs():
+    text = _shown(layer, "f8[:, :]; f8[:]; f8[:, :]", mode="jit")
+    assert "if rt.conform(b, " in text and "else:" in text
+
+
+def test_outer_product_accumulates_in_place():
+    text = _shown(covariance, "f8[:, :]")
+    # the rank-one update runs in the adjoint's own buffer: no zero array, no np.outer array added
+    assert re.search(r"_out\d+\[_e0, _e1\] \+= \w+\[_e0\] \* \w+\[_e1\]", text)
+
+
+def test_element_loops_can_be_switched_off(monkeypatch):
+    monkeypatch.setenv("TRANSPYLE_ELEMENT_LOOPS", "0")
+    assert "for _e0" not in _shown(diffusion, "f8[:]; f8", mode="jit")
+
+
+# ---- the analyses -----------------------------------------------------------------------------------
+def _function(src):
+    return gast.parse(src).body[0]
+
+
+def test_required_before_follows_order_and_back_edges():
+    fn = _function("def f(a, n):\n    x = a\n    for i in range(n):\n        y = x\n        x = y\n    z = x\n")
+    first, loop, last = fn.body
+    inner_y, inner_x = loop.body
+    reads = {id(inner_y): frozenset({(VALUE, "x")}), id(last): frozenset({(VALUE, "z")})}
+    at = required_before(fn.body, reads, {})
+    # x is read in the loop body: the rebinding of x in the next iteration must save it
+    assert (VALUE, "x") in at[id(inner_x)]
+    # z is read after everything: nothing before it must save it
+    assert all((VALUE, "z") not in at[id(s)] for s in (first, inner_y, inner_x))
+
+
+def test_adjoint_reads_tell_values_from_bindings_and_shapes():
+    block = _function("def f():\n    x[i] = t\n    v = y[1:]\n    b = np.zeros_like(z)\n"
+                      "    c = rt.unbroadcast(g, w)\n    d = q * 2.0\n").body
+    reads = adjoint_reads(block, {"x", "i", "y", "z", "w", "q"}, fixed_shape={"w"})
+    assert reads == {(BINDING, "x"), (VALUE, "i"), (BINDING, "y"), (BINDING, "z"), (VALUE, "q")}
+
+
+def test_symbolic_shapes_of_slices_and_broadcasts():
+    fn = _function("def f(u, w, b):\n    p = u[:-2]\n    q = u[2:]\n    r = u[1:-1]\n    s = p + 2.0 * q\n"
+                   "    h = w + b\n    m = w @ w\n")
+    kinds = {"u": Kind("float64", 1), "w": Kind("float64", 2), "b": Kind("float64", 1)}
+    for v in "pqrsh":
+        kinds[v] = Kind("float64", 2 if v == "h" else 1)
+    kinds["m"] = Kind("float64", 2)
+    shapes = Shapes(fn, kinds)
+    assert shapes.same("p", "q") and shapes.same("q", "r") and shapes.same("s", "r")
+    assert not shapes.same("p", "u")
+    assert shapes.of.get("h") is None            # b's length is not known to be w's
+    assert shapes.of["m"] == (("axis", "w", 0, 0), ("axis", "w", 1, 0))
+
+
+def test_conform_compares_trailing_axes():
+    a = np.zeros((3, 4))
+    assert rt.conform(np.zeros(4), a) and rt.conform(a, a)
+    assert not rt.conform(np.zeros(1), a) and not rt.conform(np.zeros(3), a)
+    assert not rt.conform(np.zeros((2, 3, 4)), a)

@@ -1,0 +1,211 @@
+"""element_forms: the expressions element loops compute, and the buffers generated code writes.
+
+An elementwise expression is built of operators, NumPy ufuncs, ``math`` functions and ``np.outer``
+over *operands*: names and basic parts (``u[1:-1]``, ``x[i]``). ``rewrite`` reads each operand at the
+loop indices; ``buffer_roots`` says which buffer each array name views (arguments count as one, a new
+array is its own), so ``element_loops`` can tell when an operand may read what a loop writes.
+"""
+import copy
+
+import gast
+import numpy as np
+
+from ..base.ast_utils import dotted, name
+from ..base.kinds import Kind
+from .fuse import _MATH
+
+#: calls whose result is a new buffer
+_FRESH = {"np.zeros", "np.ones", "np.empty", "np.full", "np.copy", "np.zeros_like", "np.ones_like",
+          "np.empty_like", "np.full_like", "np.eye", "np.dot", "np.outer", "np.matmul"}
+_ARITHMETIC = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow, gast.FloorDiv, gast.Mod)
+#: the root of every argument: a caller may pass the same array twice
+_ARGUMENTS = "<arguments>"
+
+
+# ---- expressions ------------------------------------------------------------------------------------
+def rewrite(node, leaves, ix):
+    """A copy of ``node`` with each operand in ``leaves`` read at its axes of the loop indices ``ix``, and
+    an outer product the product of its operands' elements."""
+    if id(node) in leaves:
+        _, local, axes = leaves[id(node)]
+        return element_at(local, [ix[k] for k in axes], load=True) if axes else name(local)
+    if _is_outer(node):
+        return gast.BinOp(left=rewrite(node.args[0], leaves, ix), op=gast.Mult(),
+                          right=rewrite(node.args[1], leaves, ix))
+    new = copy.copy(node)
+    for field, old in gast.iter_fields(node):
+        if isinstance(old, gast.AST):
+            setattr(new, field, rewrite(old, leaves, ix))
+        elif isinstance(old, list):
+            setattr(new, field, [rewrite(v, leaves, ix) if isinstance(v, gast.AST) else v for v in old])
+    return new
+
+
+def elementwise(node):
+    """Operators, NumPy ufuncs and ``math`` functions of names, numbers and basic parts."""
+    if is_operand(node) or isinstance(node, gast.Constant):
+        return True
+    if isinstance(node, gast.BinOp):
+        return isinstance(node.op, _ARITHMETIC) and elementwise(node.left) and elementwise(node.right)
+    if isinstance(node, gast.UnaryOp):
+        return isinstance(node.op, (gast.USub, gast.UAdd)) and elementwise(node.operand)
+    if _is_outer(node):
+        return True
+    if isinstance(node, gast.Call) and not node.keywords and isinstance(node.func, gast.Attribute) and \
+            isinstance(node.func.value, gast.Name):
+        module, attr = node.func.value.id, node.func.attr
+        ok = module == "np" and isinstance(getattr(np, attr, None), np.ufunc) and \
+            getattr(np, attr).nin == len(node.args) and getattr(np, attr).nout == 1 or \
+            module == "math" and attr in _MATH
+        return ok and all(elementwise(a) for a in node.args)
+    return False
+
+
+def _is_outer(node):
+    return isinstance(node, gast.Call) and dotted(node.func) == "np.outer" and len(node.args) == 2 and \
+        not node.keywords and all(is_operand(a) for a in node.args)
+
+
+def outer_operands(node):
+    """{id of an operand of an outer product in ``node``: 2 for the first, 1 for the second}: the axis,
+    counted from the last, that it runs along."""
+    return {id(c.args[k]): 2 - k for c in gast.walk(node) if _is_outer(c) for k in (0, 1)}
+
+
+def operands(node):
+    if is_operand(node) or isinstance(node, gast.Constant):
+        return [node]
+    out = []
+    for child in gast.iter_child_nodes(node):
+        if isinstance(child, gast.expr) and not isinstance(child, gast.Attribute):
+            out += operands(child)
+    return out
+
+
+def is_operand(node):
+    if isinstance(node, gast.Name):
+        return True
+    if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name):
+        parts = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
+        return all(_basic(p) for p in parts)
+    return False
+
+
+def _basic(p):
+    if isinstance(p, gast.Slice):
+        return all(b is None or _basic(b) for b in (p.lower, p.upper, p.step))
+    if isinstance(p, (gast.Name, gast.Constant)):
+        return True
+    return isinstance(p, gast.UnaryOp) and isinstance(p.op, gast.USub) and isinstance(p.operand, gast.Constant)
+
+
+def sum_of(value):
+    if isinstance(value, gast.Call) and not value.keywords and len(value.args) == 1 and \
+            isinstance(value.func, gast.Attribute) and value.func.attr == "sum" and \
+            isinstance(value.func.value, gast.Name) and value.func.value.id == "np":
+        return value.args[0]
+    return None
+
+
+def unbroadcast_of(value):
+    """(E, T) for ``rt.unbroadcast(E, T)`` with T a name, else None."""
+    if isinstance(value, gast.Call) and dotted(value.func) == "rt.unbroadcast" and len(value.args) == 2 and \
+            not value.keywords and isinstance(value.args[1], gast.Name):
+        return value.args[0], value.args[1]
+    return None
+
+
+def same_memory(leaf, dest):
+    """Whether operand ``leaf`` reads exactly the destination ``dest`` (``x`` and ``x[:]`` alike)."""
+    return _canonical(leaf) is not None and _canonical(leaf) == _canonical(dest)
+
+
+def _canonical(node):
+    if isinstance(node, gast.Name):
+        return (node.id, ())
+    if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name):
+        parts = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
+        text = [gast.dump(p) for p in parts]
+        while text and text[-1] == gast.dump(gast.Slice(lower=None, upper=None, step=None)):
+            text.pop()           # x[:] and x[:, :] are x
+        return (node.value.id, tuple(text))
+    return None
+
+
+def names_in(node):
+    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
+
+
+def float_array(kind):
+    return isinstance(kind, Kind) and kind.ndim > 0 and kind.dtype == "float64"
+
+
+def number_kind(kind):
+    return kind.dtype in ("float64", "int64", "bool")
+
+
+def assign_to(target, value):
+    target = name(target, store=True) if isinstance(target, str) else target
+    return gast.Assign(targets=[target], value=value, type_comment=None)
+
+
+def element_at(var, ix, load=False):
+    index = ix[0] if len(ix) == 1 else gast.Tuple(elts=list(ix), ctx=gast.Load())
+    return gast.Subscript(value=name(var), slice=copy.deepcopy(index), ctx=gast.Load() if load else gast.Store())
+
+
+# ---- buffers ----------------------------------------------------------------------------------------
+def buffer_roots(fn, kinds):
+    """{array name: the name of the buffer it is a view of}: arguments share one root, a new array is
+    its own; a name whose definitions disagree, or that comes from a call that may return a view, has
+    none (it may be anything)."""
+    defs, pushed = {}, {}
+    for n in gast.walk(fn):
+        if isinstance(n, gast.Call) and dotted(n.func) == "rt.tape_push" and isinstance(n.args[0], gast.Name):
+            pushed.setdefault(n.args[0].id, []).append(n.args[1])
+        if isinstance(n, gast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], gast.Name):
+            defs.setdefault(n.targets[0].id, []).append(n.value)
+        elif isinstance(n, gast.For) and isinstance(n.target, gast.Name):
+            defs.setdefault(n.target.id, []).append(None)
+    roots = {a.id: _ARGUMENTS for a in fn.args.args}
+    unknown = set()
+
+    def root_of(value, var):
+        if isinstance(value, gast.Name):
+            return roots.get(value.id, _PENDING if value.id not in unknown else None)
+        if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):
+            return root_of(value.value, var)
+        if isinstance(value, (gast.BinOp, gast.UnaryOp, gast.Compare)):
+            return var
+        if isinstance(value, gast.Call):
+            func = dotted(value.func)
+            if func == "rt.tape_pop" and isinstance(value.args[0], gast.Name):
+                # what was pushed on that tape: a copy is new, a name keeps its root
+                found = {root_of(v, var) for v in pushed.get(value.args[0].id, [None]) if v is not None}
+                return found.pop() if len(found) == 1 else None
+            if func == "rt.unbroadcast":
+                return root_of(value.args[0], var)         # g itself where no axis is summed
+            if func in _FRESH or elementwise(value) and not is_operand(value):
+                return var
+        return None
+    changed = True
+    while changed:
+        changed = False
+        for var, values in defs.items():
+            if var in roots and roots[var] == _ARGUMENTS or var in unknown:
+                continue
+            found = {root_of(v, var) if v is not None else None for v in values}
+            found.discard(_PENDING)
+            if not found:
+                continue
+            if len(found) > 1 or None in found:
+                unknown.add(var)
+                roots.pop(var, None)
+                changed = True
+            elif roots.get(var) != next(iter(found)):
+                roots[var] = next(iter(found))
+                changed = True
+    return roots
+
+
+_PENDING = object()

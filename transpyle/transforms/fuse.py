@@ -1,0 +1,200 @@
+"""fuse: chains of elementwise operations become one expression, so each chain is one loop.
+
+The normal form gives every operation a temporary (``_t3 = 2.0 * _t4``, ``_t1 = _t2 - _t3``,
+``lap = _t1 + _t5``), and so do the sweeps reverse mode writes (``b_t4 = b_t3 * 2.0``,
+``bu[1:-1] += b_t4``). On arrays each temporary is an allocation and a pass over memory. This pass
+substitutes a temporary that is assigned once and read once, later in the same block, into that
+read. Numba compiles an expression tree of array operators and ufuncs as one loop over the elements
+with one result (its array-expression rewrite), and NumPy runs the same text with fewer names.
+
+What may be substituted, and past what:
+- a *reference* (a name, or a basic part ``u[1:-1]`` that is a view): it names memory, so writes
+  into that memory between the definition and the use change both alike; only rebinding one of
+  the names it reads stops it;
+- a *value* (operators, ``np`` ufuncs, ``np.outer`` and ``math`` functions of such operands, or a
+  part that may be a number): only past assignments to other names of values that write nothing (no in-place
+  write, no call that may change an array), so the operands hold the same contents at the use.
+Loops, branches and other statements with effects are never crossed by a value, and a temporary
+is never moved into a loop or branch. Source comments left with nothing under them go in ``tidy``.
+"""
+import gast
+import numpy as np
+
+from ..base.ast_utils import dotted, is_comment
+from .tidy import _pure, remove_dead
+
+_MATH = {"sqrt", "exp", "log", "log1p", "expm1", "sin", "cos", "tan", "tanh", "sinh", "cosh", "atan", "asin",
+         "acos", "fabs", "floor", "ceil", "pow", "atan2", "hypot", "erf", "erfc", "log10", "log2"}
+
+
+def run(tree, ctx, job):
+    """Fuse the chains of ``tree`` and of the helpers it calls (``ctx.helpers``); not in the per-example
+    code of CUDA kernels (``lanes == "threads"``), whose checks and rewrites read one operation a
+    statement."""
+    if job.lanes == "threads":
+        return tree
+    for fn in ctx.helpers + [tree]:
+        remove_dead(fn, ctx)         # placeholders of names first set in loops, when nothing reads them later
+        fuse_function(fn)
+    return tree
+
+
+def fuse_function(fn):
+    stores, loads = _counts(fn)
+    params = {a.id for a in fn.args.args}
+    single = {v for v, n in loads.items() if n == 1 and stores.get(v, 0) == 1 and v not in params}
+
+    def block(stmts):
+        out = list(stmts)
+        i = 0
+        while i < len(out):
+            s = out[i]
+            for field in ("body", "orelse"):
+                inner = getattr(s, field, None)
+                if isinstance(inner, list) and inner and not isinstance(s, gast.FunctionDef):
+                    setattr(s, field, block(inner))
+            if _definition(s, single) and _substitute_forward(out, i):
+                out.pop(i)
+                continue
+            if _self_assignment(s):         # x = _t; _t = x, after substituting: x = x
+                out.pop(i)
+                continue
+            i += 1
+        return out
+    fn.body = block(fn.body)
+    return fn
+
+
+def _self_assignment(s):
+    return isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name) and \
+        isinstance(s.value, gast.Name) and s.value.id == s.targets[0].id
+
+
+def _counts(fn):
+    stores, loads = {}, {}
+    for n in gast.walk(fn):
+        if isinstance(n, gast.Name):
+            table = loads if isinstance(n.ctx, gast.Load) else stores
+            table[n.id] = table.get(n.id, 0) + 1
+        elif isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name):
+            loads[n.target.id] = loads.get(n.target.id, 0) + 1      # x += v reads x
+    return stores, loads
+
+
+def _definition(s, single):
+    return isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name) and \
+        s.targets[0].id in single and (_is_reference(s.value) or _is_value(s.value))
+
+
+def _substitute_forward(stmts, i):
+    """Put the value of ``stmts[i]`` into its one read, in a later statement of ``stmts``; False where
+    the read is elsewhere or something in between stops it."""
+    s = stmts[i]
+    var, value = s.targets[0].id, s.value
+    reads = {n.id for n in gast.walk(value) if isinstance(n, gast.Name)}
+    reference = _is_reference(value)
+    for later in stmts[i + 1:]:
+        if is_comment(later):
+            continue
+        if _reads(later, var):
+            if isinstance(later, (gast.For, gast.While, gast.If)) or not _put(later, var, value):
+                return False
+            return True
+        if _rebinds(later) & reads:
+            return False
+        if not reference and not _harmless(later):
+            return False
+    return False
+
+
+def _reads(stmt, var):
+    return any(isinstance(n, gast.Name) and n.id == var and isinstance(n.ctx, gast.Load) for n in gast.walk(stmt))
+
+
+def _put(stmt, var, value):
+    """Replace the one read of ``var`` in a simple statement by ``value``."""
+    if not isinstance(stmt, (gast.Assign, gast.AugAssign, gast.Return, gast.Expr)):
+        return False
+
+    # an attribute or a part of an expression (``(a + b).shape``, ``(a + b)[i]``) is not in the subset
+    # transforms of generated code read: only a name goes there
+    for n in gast.walk(stmt):
+        if isinstance(n, (gast.Attribute, gast.Subscript)) and isinstance(n.value, gast.Name) and \
+                n.value.id == var and not isinstance(value, gast.Name):
+            return False
+        # arguments of calls other than NumPy's, math's and rt.unbroadcast stay names: run-time helpers
+        # and collectives (which pmap splits the function at) are read by later passes as they are
+        func = dotted(n.func) if isinstance(n, gast.Call) else None
+        if isinstance(n, gast.Call) and not isinstance(value, gast.Name) and \
+                (func or "").split(".")[0] not in ("np", "math") and func != "rt.unbroadcast" and \
+                any(isinstance(a, gast.Name) and a.id == var for a in n.args + [k.value for k in n.keywords]):
+            return False
+
+    class Put(gast.NodeTransformer):
+        def visit_Name(self, node):
+            if node.id == var and isinstance(node.ctx, gast.Load):
+                return value
+            return node
+    Put().visit(stmt)
+    return True
+
+
+def _rebinds(stmt):
+    out = {n.id for n in gast.walk(stmt) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+    if isinstance(stmt, gast.AugAssign) and isinstance(stmt.target, gast.Name):
+        out.add(stmt.target.id)
+    return out
+
+
+def _harmless(stmt):
+    """An assignment of a name that writes no memory (a value may be moved past it)."""
+    return isinstance(stmt, gast.Assign) and all(isinstance(t, gast.Name) for t in stmt.targets) and _pure(stmt.value)
+
+
+# ---- what may move ----------------------------------------------------------------------------------
+def _is_reference(node):
+    """A name, or a basic part with at least one slice (a view of the same memory)."""
+    if isinstance(node, gast.Name):
+        return True
+    if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name):
+        parts = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
+        return any(isinstance(p, gast.Slice) for p in parts) and all(_index_part(p) for p in parts)
+    return False
+
+
+def _index_part(p):
+    if isinstance(p, gast.Slice):
+        return all(b is None or _scalar_operand(b) for b in (p.lower, p.upper, p.step))
+    return _scalar_operand(p)
+
+
+def _scalar_operand(node):
+    if isinstance(node, (gast.Name, gast.Constant)):
+        return True
+    return isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub) and isinstance(node.operand, gast.Constant)
+
+
+def _is_value(node):
+    """Operators, NumPy ufuncs and ``math`` functions of names, numbers, parts and such values."""
+    if isinstance(node, (gast.Name, gast.Constant)):
+        return True
+    if isinstance(node, gast.Subscript):
+        return isinstance(node.value, gast.Name) and all(
+            _index_part(p) for p in (node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]))
+    if isinstance(node, gast.BinOp):
+        # a matrix product keeps its name: it is one BLAS call, and element_loops reads it as an operand
+        return not isinstance(node.op, gast.MatMult) and _is_value(node.left) and _is_value(node.right)
+    if isinstance(node, gast.UnaryOp):
+        return _is_value(node.operand)
+    if isinstance(node, gast.Compare):
+        return len(node.ops) == 1 and _is_value(node.left) and _is_value(node.comparators[0])
+    if isinstance(node, gast.Call) and not node.keywords and isinstance(node.func, gast.Attribute) and \
+            isinstance(node.func.value, gast.Name):
+        module, attr = node.func.value.id, node.func.attr
+        if module == "np" and attr == "outer":          # elementwise over two axes: a[i] * b[j]
+            return len(node.args) == 2 and all(_is_reference(a) or isinstance(a, gast.Name) for a in node.args)
+        elementwise = module == "np" and isinstance(getattr(np, attr, None), np.ufunc) or \
+            module == "math" and attr in _MATH
+        return elementwise and all(_is_value(a) for a in node.args)
+    return False
+
