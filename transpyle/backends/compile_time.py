@@ -21,12 +21,10 @@ import re
 import threading
 import warnings
 
-from ..base.naming import ELEMENT_LINE
+from ..base.code_size import LONG_FUNCTION_STATEMENTS, statements
 
 #: seconds after which a compile warns (``TRANSPYLE_COMPILE_WARN`` overrides it)
 COMPILE_WARN_SECONDS = 30.0
-#: generated code of more than this many statements is compiled at -O0 (see the module docstring)
-LONG_FUNCTION_STATEMENTS = 250
 #: the level for shorter generated code
 DEFAULT_OPT = 2
 
@@ -49,14 +47,6 @@ def warn_seconds():
     return seconds_setting("TRANSPYLE_COMPILE_WARN", COMPILE_WARN_SECONDS)
 
 
-def _statements(text):
-    """The number of statements in generated code (lines that are neither comments nor blank), element
-    loops left out: plain loops over numbers, cheap to optimize (the level guards against the
-    broadcasting loops of array expressions)."""
-    return sum(1 for line in text.splitlines() if line.strip() and not line.lstrip().startswith(("#", '"""'))
-               and not ELEMENT_LINE.search(line))
-
-
 def opt_level_for(text):
     """The LLVM optimization level for a generated module with source ``text``, or None to leave
     Numba's own setting (the user set ``NUMBA_OPT``)."""
@@ -65,7 +55,7 @@ def opt_level_for(text):
         return int(forced)
     if "NUMBA_OPT" in os.environ:
         return None
-    return 0 if _statements(text) > LONG_FUNCTION_STATEMENTS else DEFAULT_OPT
+    return 0 if statements(text) > LONG_FUNCTION_STATEMENTS else DEFAULT_OPT
 
 
 @contextlib.contextmanager

@@ -96,7 +96,10 @@ def _basic(p):
         return all(b is None or _basic(b) for b in (p.lower, p.upper, p.step))
     if isinstance(p, (gast.Name, gast.Constant)):
         return True
-    return isinstance(p, gast.UnaryOp) and isinstance(p.op, gast.USub) and isinstance(p.operand, gast.Constant)
+    if isinstance(p, gast.BinOp):            # index arithmetic: i + 1, n - k
+        return isinstance(p.op, (gast.Add, gast.Sub, gast.Mult, gast.FloorDiv)) and _basic(p.left) and \
+            _basic(p.right) and not isinstance(p.left, gast.Slice) and not isinstance(p.right, gast.Slice)
+    return isinstance(p, gast.UnaryOp) and isinstance(p.op, gast.USub) and _basic(p.operand)
 
 
 def sum_of(value):

@@ -31,7 +31,8 @@ import os
 import gast
 
 from ..analysis.shapes import Shapes
-from ..base.ast_utils import is_comment, name, parse_expr
+from ..base.ast_utils import is_comment, name, parse_expr, to_source
+from ..base.code_size import LONG_FUNCTION_STATEMENTS, statements
 from ..base.kinds import Kind
 from ..base.naming import ELEMENT_INDEX, ELEMENT_LOCALS
 from .element_forms import (assign_to, buffer_roots, element_at, elementwise, float_array, is_operand,
@@ -49,6 +50,8 @@ def enabled():
 def run(tree, ctx, job):
     """Lower the elementwise statements of ``tree`` where Numba compiles it (see the module docstring)."""
     if enabled() and job.lanes == "loops" and job.mode in ("primal", "grad", "value_and_grad", "vjp", "jvp"):
+        if statements(to_source(tree)) > LONG_FUNCTION_STATEMENTS:
+            return tree         # compiled at -O0 (base/code_size): unoptimized element loops are slow
         before = copy.deepcopy(tree)
         if ElementLoops(tree, ctx).lower():
             # Python runs the NumPy expressions far faster than loops over the elements: a run that
@@ -264,6 +267,9 @@ class ElementLoops:
             return isinstance(node.value, int) and not isinstance(node.value, bool)
         if isinstance(node, gast.UnaryOp):
             return self.integer(node.operand)
+        if isinstance(node, gast.BinOp):
+            return isinstance(node.op, (gast.Add, gast.Sub, gast.Mult, gast.FloorDiv)) and \
+                self.integer(node.left) and self.integer(node.right)
         kind = self.kinds.get(node.id) if isinstance(node, gast.Name) else None
         return isinstance(kind, Kind) and kind.ndim == 0 and kind.dtype.startswith("int")
 

@@ -169,9 +169,13 @@ def _index_part(p):
 
 
 def _scalar_operand(node):
+    """A name, a number, or index arithmetic of them (``i + 1``)."""
     if isinstance(node, (gast.Name, gast.Constant)):
         return True
-    return isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub) and isinstance(node.operand, gast.Constant)
+    if isinstance(node, gast.BinOp):
+        return isinstance(node.op, (gast.Add, gast.Sub, gast.Mult, gast.FloorDiv)) and \
+            _scalar_operand(node.left) and _scalar_operand(node.right)
+    return isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub) and _scalar_operand(node.operand)
 
 
 def _is_value(node):
