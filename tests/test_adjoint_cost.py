@@ -227,3 +227,22 @@ def test_conform_compares_trailing_axes():
     assert rt.conform(np.zeros(4), a) and rt.conform(a, a)
     assert not rt.conform(np.zeros(1), a) and not rt.conform(np.zeros(3), a)
     assert not rt.conform(np.zeros((2, 3, 4)), a)
+
+
+def skips_with_continue(x):
+    t = x
+    for i in range(3):
+        if np.cos(t) > 0.3:
+            if x >= -0.7:
+                continue
+            t = t
+        else:
+            t = t * 1.1
+    return t * t + x
+
+
+@pytest.mark.parametrize("backend", ALL_BACKENDS)
+def test_statements_with_no_adjoint_in_the_analysis(backend):
+    # a branch left holding only `pass` (the jumps pass) is a statement the to-be-recorded analysis skips
+    for x in (0.2, -0.9, 2.0):
+        check_grad(skips_with_continue, (x,), backend=backend)

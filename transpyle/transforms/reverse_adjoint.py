@@ -65,7 +65,9 @@ class AdjointSweep:
             self.block_reads[id(s)] = adjoint_reads(block, primal, self.fixed_shape)
             return
         header = {gast.For: lambda: loaded_names(s.iter), gast.While: lambda: {s.counter},
-                  gast.If: lambda: {s.test.id}}[type(s)]()
+                  gast.If: lambda: {s.test.id}}.get(type(s), lambda: None)()
+        if header is None:          # pass, and other statements with no adjoint
+            return
         before = block[:-1] if block else []
         self.header_reads[id(s)] = adjoint_reads(before, primal, self.fixed_shape) | {(VALUE, n) for n in header if n in primal}
 
