@@ -22,7 +22,6 @@ from ..rules.primitives import lookup
 from .activity import assignments
 
 
-
 class Recording:
     """The analyses of ``Reverse`` that decide what needs no tape (see the module docstring)."""
 

@@ -20,7 +20,7 @@ analysis returns, for every assignment, the reads it must honour, and knows noth
 """
 import gast
 
-from ..base.ast_utils import dotted
+from ..base.ast_utils import dotted, has_slice, is_basic_part
 VALUE, BINDING = "value", "binding"
 
 
@@ -39,7 +39,7 @@ def adjoint_reads(block, primal_names, fixed_shape=()):
                 if isinstance(t, gast.Subscript) and isinstance(t.value, gast.Name):
                     binding.add(id(t.value))
             value = node.value
-            if isinstance(node.targets[0], gast.Name) and _is_view(value):
+            if isinstance(node.targets[0], gast.Name) and is_basic_part(value) and has_slice(value):
                 binding.add(id(value.value))
         if isinstance(node, gast.Call) and dotted(node.func) in _SHAPE_ONLY and node.args and \
                 isinstance(node.args[0], gast.Name) and not node.keywords and len(node.args) == 1:
@@ -60,19 +60,6 @@ def adjoint_reads(block, primal_names, fixed_shape=()):
 
 #: calls that read only the shape (and dtype) of their one argument
 _SHAPE_ONLY = {"np.zeros_like", "np.empty_like", "np.ones_like"}
-
-
-def _is_view(value):
-    """``x[...]`` with a slice among its indices and nothing but names and numbers in them: a view."""
-    if not (isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name)):
-        return False
-    parts = value.slice.elts if isinstance(value.slice, gast.Tuple) else [value.slice]
-    simple = (gast.Name, gast.Constant, gast.UnaryOp, gast.BinOp)
-    return any(isinstance(p, gast.Slice) for p in parts) and all(
-        isinstance(p, simple) or isinstance(p, gast.Slice) and
-        all(b is None or isinstance(b, simple) for b in (p.lower, p.upper, p.step)) for p in parts)
-
-
 
 
 def required_before(body, reads, header_reads):

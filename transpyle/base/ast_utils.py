@@ -109,6 +109,34 @@ def set_location(node, lineno):
     return node
 
 
+def subscript_parts(node):
+    """The index parts of a subscript: ``x[i, 1:]`` -> [i, 1:]."""
+    return node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
+
+
+def is_index_scalar(node):
+    """A name, a number, or index arithmetic of them (``i + 1``, ``n - k``, ``-1``)."""
+    if isinstance(node, (gast.Name, gast.Constant)):
+        return True
+    if isinstance(node, gast.BinOp):
+        return isinstance(node.op, (gast.Add, gast.Sub, gast.Mult, gast.FloorDiv)) and \
+            is_index_scalar(node.left) and is_index_scalar(node.right)
+    return isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub) and is_index_scalar(node.operand)
+
+
+def is_basic_part(node):
+    """``x[...]`` of a name, indexed by index scalars and slices of them (no index arrays, masks or new
+    axes); with a slice among the parts it is a view of x."""
+    if not (isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name)):
+        return False
+    return all(all(b is None or is_index_scalar(b) for b in (p.lower, p.upper, p.step)) if isinstance(p, gast.Slice)
+               else is_index_scalar(p) for p in subscript_parts(node))
+
+
+def has_slice(node):
+    return any(isinstance(p, gast.Slice) for p in subscript_parts(node))
+
+
 def dotted(node):
     """'np.linalg.norm' for an attribute chain of names, else None."""
     parts = []

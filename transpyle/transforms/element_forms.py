@@ -10,7 +10,7 @@ import copy
 import gast
 import numpy as np
 
-from ..base.ast_utils import dotted, name
+from ..base.ast_utils import dotted, is_basic_part, name, subscript_parts
 from ..base.kinds import Kind
 from .fuse import _MATH
 
@@ -83,23 +83,8 @@ def operands(node):
 
 
 def is_operand(node):
-    if isinstance(node, gast.Name):
-        return True
-    if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name):
-        parts = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
-        return all(_basic(p) for p in parts)
-    return False
-
-
-def _basic(p):
-    if isinstance(p, gast.Slice):
-        return all(b is None or _basic(b) for b in (p.lower, p.upper, p.step))
-    if isinstance(p, (gast.Name, gast.Constant)):
-        return True
-    if isinstance(p, gast.BinOp):            # index arithmetic: i + 1, n - k
-        return isinstance(p.op, (gast.Add, gast.Sub, gast.Mult, gast.FloorDiv)) and _basic(p.left) and \
-            _basic(p.right) and not isinstance(p.left, gast.Slice) and not isinstance(p.right, gast.Slice)
-    return isinstance(p, gast.UnaryOp) and isinstance(p.op, gast.USub) and _basic(p.operand)
+    """A name, or a basic part of one (``u[1:-1]``, ``x[i, :k + 1]``)."""
+    return isinstance(node, gast.Name) or is_basic_part(node)
 
 
 def sum_of(value):
@@ -127,8 +112,7 @@ def _canonical(node):
     if isinstance(node, gast.Name):
         return (node.id, ())
     if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name):
-        parts = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
-        text = [gast.dump(p) for p in parts]
+        text = [gast.dump(p) for p in subscript_parts(node)]
         while text and text[-1] == gast.dump(gast.Slice(lower=None, upper=None, step=None)):
             text.pop()           # x[:] and x[:, :] are x
         return (node.value.id, tuple(text))

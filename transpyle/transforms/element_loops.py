@@ -31,7 +31,7 @@ import os
 import gast
 
 from ..analysis.shapes import Shapes
-from ..base.ast_utils import is_comment, name, parse_expr, to_source
+from ..base.ast_utils import is_comment, name, parse_expr, subscript_parts, to_source
 from ..base.code_size import LONG_FUNCTION_STATEMENTS, statements
 from ..base.kinds import Kind
 from ..base.naming import ELEMENT_INDEX, ELEMENT_LOCALS
@@ -254,7 +254,7 @@ class ElementLoops:
         base = self.kinds.get(node.value.id)
         if not isinstance(base, Kind) or not is_operand(node):
             return None
-        parts = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
+        parts = subscript_parts(node)
         if len(parts) > base.ndim:
             return None
         for p in parts:

@@ -20,7 +20,7 @@ is never moved into a loop or branch. Source comments left with nothing under th
 import gast
 import numpy as np
 
-from ..base.ast_utils import dotted, is_comment
+from ..base.ast_utils import dotted, has_slice, is_basic_part, is_comment
 from .tidy import _pure, remove_dead
 
 _MATH = {"sqrt", "exp", "log", "log1p", "expm1", "sin", "cos", "tan", "tanh", "sinh", "cosh", "atan", "asin",
@@ -156,26 +156,7 @@ def _is_reference(node):
     """A name, or a basic part with at least one slice (a view of the same memory)."""
     if isinstance(node, gast.Name):
         return True
-    if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name):
-        parts = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
-        return any(isinstance(p, gast.Slice) for p in parts) and all(_index_part(p) for p in parts)
-    return False
-
-
-def _index_part(p):
-    if isinstance(p, gast.Slice):
-        return all(b is None or _scalar_operand(b) for b in (p.lower, p.upper, p.step))
-    return _scalar_operand(p)
-
-
-def _scalar_operand(node):
-    """A name, a number, or index arithmetic of them (``i + 1``)."""
-    if isinstance(node, (gast.Name, gast.Constant)):
-        return True
-    if isinstance(node, gast.BinOp):
-        return isinstance(node.op, (gast.Add, gast.Sub, gast.Mult, gast.FloorDiv)) and \
-            _scalar_operand(node.left) and _scalar_operand(node.right)
-    return isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub) and _scalar_operand(node.operand)
+    return is_basic_part(node) and has_slice(node)
 
 
 def _is_value(node):
@@ -183,8 +164,7 @@ def _is_value(node):
     if isinstance(node, (gast.Name, gast.Constant)):
         return True
     if isinstance(node, gast.Subscript):
-        return isinstance(node.value, gast.Name) and all(
-            _index_part(p) for p in (node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]))
+        return is_basic_part(node)
     if isinstance(node, gast.BinOp):
         # a matrix product keeps its name: it is one BLAS call, and element_loops reads it as an operand
         return not isinstance(node.op, gast.MatMult) and _is_value(node.left) and _is_value(node.right)

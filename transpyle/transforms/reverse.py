@@ -23,11 +23,11 @@ import os
 
 import gast
 
-from ..base.ast_utils import assign, comment, const, expr_source, name, parse_expr, stored_names
+from ..base.ast_utils import assign, comment, const, name, parse_expr, stored_names
 from ..base.context import place
+from ..base.kinds import Kind
 from ..analysis.activity import assignments, output_names
 from ..analysis.aliases import Aliases
-from ..base.kinds import Kind
 from ..analysis.recording import Recording
 from ..analysis.shapes import Shapes
 from ..analysis.to_be_recorded import names_read, required_before
@@ -136,15 +136,6 @@ def written_names(stmts):
     return out
 
 
-def shape_sources(stmts):
-    """Names that ``rt.unbroadcast`` reads for the shape to sum a contribution down to."""
-    out = set()
-    for n in gast.walk(gast.Module(body=stmts, type_ignores=[])):
-        if isinstance(n, gast.Call) and expr_source(n.func) == "rt.unbroadcast" and isinstance(n.args[1], gast.Name):
-            out.add(n.args[1].id)
-    return out
-
-
 def source_comment(sweep_state, s, sweep):
     """``[# file.py:12: <the source line>]`` before the first statement generated from a line
     (``sweep_state`` remembers the last line commented per sweep)."""
@@ -180,12 +171,8 @@ def run(tree, ctx, mode="grad", has_aux=False):
     decls = rev.declarations(needed)
 
     inits = []
-    shapes = shape_sources(sweep)
     for v in sorted(ctx.active | set(ctx.wrt)):
-        # adjoints set by their use, and views' (bound), are set before anything reads them; an array's
-        # set by its use is made once only where it gives the shape to un-broadcast to
-        if v not in rev.single_use and v not in rev.views or \
-                v in rev.single_use and rev.kind(v).is_array and rev.adj(v) in shapes:
+        if v not in rev.single_use and v not in rev.views:   # those are set (bound) before anything reads them
             inits.append(assign(rev.adj(v), rev.zero(v)))
     seeds = []
     if mode == "vjp":

@@ -69,7 +69,8 @@ class AdjointSweep:
         if header is None:          # pass, and other statements with no adjoint
             return
         before = block[:-1] if block else []
-        self.header_reads[id(s)] = adjoint_reads(before, primal, self.fixed_shape) | {(VALUE, n) for n in header if n in primal}
+        self.header_reads[id(s)] = adjoint_reads(before, primal, self.fixed_shape) | \
+            {(VALUE, n) for n in header if n in primal}
 
     def adjoint_of(self, s, depth):
         block = self._adjoint_of(s, depth)
@@ -254,7 +255,7 @@ class AdjointSweep:
     def passes_value(self, use, v):
         """How the adjoint of ``use`` gives the array ``v`` its contribution, when as one expression of
         v's dtype that can stand for ``b_v += contribution`` as ``b_v = contribution``: ``"exact"``
-        (of v's shape), ``"shaped"`` (un-broadcast to the shape of ``b_v``, which must then exist), or
+        (of v's shape), ``"shaped"`` (un-broadcast to the shape of ``v``, a read of its shape), or
         None (a rule that writes into the adjoint, ``bx[index] += g``, or whose contribution relies on
         ``+=`` to broadcast, as ``np.sum``'s ``g``)."""
         value, target = use.value, use.targets[0]
