@@ -32,6 +32,9 @@ from .places import assignments, block_of, dead_after, mentioned, mentioned_in, 
 
 #: attribute normalize sets on the assignment that ends an augmented assignment ``a op= b``
 IN_PLACE_ATTR = "transpyle_in_place"
+#: attribute normalize sets on the store ``x[part] = _t`` that ends ``x[part] op= b`` (and ``x op= b`` of an
+#: array): the value has the shape of the part written, as NumPy's in-place operations require
+TARGET_SHAPED_ATTR = "transpyle_target_shaped"
 
 
 class _Classes:

@@ -1,25 +1,43 @@
 """shapes: which arrays of a normalized function surely have the same shape, by symbolic shapes.
 
-Each axis length is a term: ``("axis", arg, k, c)`` is ``max(0, n + c)`` where ``n`` is the length of
-axis ``k`` of the argument ``arg`` (arguments never change shape). Slices with constant bounds shift
-the offset (``u[1:-1]`` of an argument of length n has ``n - 2``, as have ``u[:-2]`` and ``u[2:]``), an
-integer index drops the axis, and an elementwise operation has the shape of its array operands when
-they agree (a number broadcasts without changing it). Anything else (a shape read from data, a
-reshape, a slice with computed bounds) is unknown (``None``), and unknown never equals anything.
+Each axis length is a term:
+- ``("axis", arg, k, c)`` is ``max(0, n + c)`` where ``n`` is the length of axis ``k`` of the argument
+  ``arg`` (arguments never change shape). Slices with constant bounds shift the offset (``u[1:-1]`` of
+  an argument of length n has ``n - 2``, as have ``u[:-2]`` and ``u[2:]``);
+- ``("span", term, lower, upper)``: a slice with computed bounds (``a[:i + 1]``, ``x[k:k + m]``) of an
+  axis of length ``term``, the bounds written as their source (index arithmetic of integer names);
+- ``ONE``: an axis of length one, as reductions with ``keepdims=True`` and ``x[:, None]`` make.
 
-The reverse pass asks it whether an elementwise statement can broadcast an operand: when every array
-operand has the operand's shape, the contribution needs no un-broadcasting, and so no buffer to take
-the shape from.
+An integer index drops the axis, and an elementwise operation has the broadcast of its operands'
+shapes (a number changes nothing, an axis of length one takes the other operands' length). Anything
+else (a shape read from data, a reshape) is unknown (``None``), and unknown never equals anything.
+
+A span term is only as good as the names in its bounds: it holds for a name defined once whose every
+read comes later in the block of its definition (or blocks nested there) with nothing between that
+rebinds a name of the bounds (``span_holds``), so the bounds mean at each read what they meant at the
+definition. The adjoint of a statement runs with the names it reads as they were, so what holds at a
+statement holds at its adjoint.
+
+The reverse pass asks whether an elementwise statement can broadcast an operand (when every array
+operand has the operand's shape its contribution needs no un-broadcasting) and what array has the
+shape of an operand (``witness``); ``element_loops`` asks which operands have the loop's shape.
 """
 import gast
 
-from ..base.ast_utils import dotted
+from ..base.ast_utils import dotted, is_index_scalar, loaded_names, stored_names
 from ..base.kinds import Kind
 from ..rules.primitives import lookup
+from .aliases import TARGET_SHAPED_ATTR
 from .places import assignments
 
 #: functions whose result has the shape of their first argument
 _SHAPE_OF_FIRST = ("np.copy", "np.zeros_like", "np.ones_like", "np.empty_like", "np.full_like")
+#: functions whose result has the shape given first
+_MADE_WITH_SHAPE = ("np.zeros", "np.ones", "np.empty")
+#: reductions with ``axis`` and ``keepdims`` (NumPy's and the run-time helpers they are emitted as)
+_REDUCTIONS = ("np.sum", "np.mean", "np.max", "np.min", "np.prod")
+#: an axis of length one
+ONE = ("one",)
 
 
 class Shapes:
@@ -28,10 +46,13 @@ class Shapes:
     def __init__(self, tree, kinds):
         self.kinds = kinds
         self.of = {}
+        self.witnesses = {}
+        self.arguments = {a.id for a in tree.args.args}
         for a in tree.args.args:
             kind = kinds.get(a.id)
             if isinstance(kind, Kind):
                 self.of[a.id] = tuple(("axis", a.id, k, 0) for k in range(kind.ndim))
+        self.positions = _Positions(tree)
         defs = {}
         for s in assignments(tree.body):
             t = s.targets[0]
@@ -52,6 +73,8 @@ class Shapes:
                         continue
                     shapes = [s for s in shapes if s is not _PENDING]
                 first = shapes[0] if shapes else None
+                if first is not None and _bound_names(first) and not self.positions.span_holds(v, _bound_names(first)):
+                    first = None
                 if first is None or any(s != first for s in shapes):
                     unknown.add(v)
                     self.of.pop(v, None)
@@ -59,6 +82,17 @@ class Shapes:
                 elif self.of.get(v) != first:
                     self.of[v] = first
                     changed = True
+        # x[part] op= b: the value stored has the part's shape, whatever b's (NumPy broadcasts b into it)
+        for s in assignments(tree.body):
+            t, v = s.targets[0], s.value
+            if getattr(s, TARGET_SHAPED_ATTR, False) and isinstance(t, gast.Subscript) and \
+                    isinstance(v, gast.Name) and v.id not in self.of and len(defs.get(v.id, ())) == 1:
+                part = self.known(gast.Subscript(value=t.value, slice=t.slice, ctx=gast.Load()))
+                if part is not None and (not _bound_names(part) or self.positions.span_holds(v.id, _bound_names(part))):
+                    self.of[v.id] = part
+        for v, values in defs.items():
+            if v in self.of and len(values) == 1:
+                self.witnesses[v] = values[0]
 
     def same(self, a, b):
         """Whether names ``a`` and ``b`` surely have the same shape."""
@@ -70,6 +104,33 @@ class Shapes:
         surely has the shape of the name ``name``."""
         sa, sb = self.shape_of(value), self.of.get(name)
         return sa is not _PENDING and sa is not None and sa == sb and None not in sa
+
+    def known(self, node):
+        """The symbolic shape of an expression where it is known, else None."""
+        shape = self.shape_of(node)
+        return None if shape is _PENDING or shape is None or None in shape else shape
+
+    def witness(self, var):
+        """A basic part of an argument (``a[:i + 1, k]``) that has the shape of ``var`` where ``var`` is
+        read, followed through the elementwise operations that define it; else None. Taking it again
+        costs nothing and keeps nothing: an argument is never rebound."""
+        target = self.of.get(var)
+        seen = set()
+        while target is not None and None not in target and var not in seen:
+            seen.add(var)
+            if var in self.arguments:
+                return gast.Name(id=var, ctx=gast.Load(), annotation=None, type_comment=None)
+            value = self.witnesses.get(var)
+            if value is None:
+                return None
+            if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name) and \
+                    value.value.id in self.arguments and self.shape_of(value) == target:
+                return value
+            nxt = [n for n in _operand_names(value) if self.of.get(n) == target]
+            if not nxt:
+                return None
+            var = nxt[0]
+        return None
 
     # ---- one right-hand side ---------------------------------------------------------------------
     def name_shape(self, node):
@@ -86,7 +147,8 @@ class Shapes:
 
     def shape_of(self, value):
         """The symbolic shape of an expression: a name, a basic part, an elementwise operation (nested
-        ones too), a copy or an array made like another; ``None`` where unknown."""
+        ones too), a copy or an array made like another, a reduction along an axis; ``None`` where
+        unknown."""
         if isinstance(value, (gast.Name, gast.Constant)):
             return self.name_shape(value)
         if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):
@@ -95,6 +157,10 @@ class Shapes:
             func = dotted(value.func)
             if func in _SHAPE_OF_FIRST:
                 return self.shape_of(value.args[0])
+            shape = value.args[0]
+            if func in _MADE_WITH_SHAPE and isinstance(shape, gast.Attribute) and shape.attr == "shape" and \
+                    isinstance(shape.value, gast.Name):
+                return self.name_shape(shape.value)        # np.zeros(x.shape), np.empty(x.shape, np.float64)
             if func == "rt.unbroadcast" and len(value.args) == 2:
                 return self.shape_of(value.args[1])
         if isinstance(value, gast.BinOp) and isinstance(value.op, gast.MatMult) or \
@@ -108,6 +174,8 @@ class Shapes:
             operands = [value.operand]
         else:
             prim, bound = lookup(value) if isinstance(value, gast.Call) else (None, None)
+            if prim is not None and prim.key in _REDUCTIONS:
+                return self.reduced_shape(bound)
             if prim is None or not prim.broadcasts or prim.key == "setitem":
                 return None
             operands = list(bound.values())
@@ -116,40 +184,163 @@ class Shapes:
             return _PENDING
         return _broadcast(shapes)
 
+    def reduced_shape(self, bound):
+        """``np.sum(x, axis=k, keepdims=...)``: x's shape with axis k dropped, or of length one."""
+        x = self.shape_of(bound.get("x"))
+        axis, keep = _constant(bound.get("axis")), _constant(bound.get("keepdims"))
+        if x is _PENDING or x is None:
+            return x
+        if keep not in (True, False, None) or axis is _UNKNOWN:
+            return None
+        if axis is None:
+            return None if keep else ()
+        if not isinstance(axis, int) or isinstance(axis, bool) or not x:
+            return None
+        axis = axis + len(x) if axis < 0 else axis
+        if not 0 <= axis < len(x):
+            return None
+        return x[:axis] + ((ONE,) if keep else ()) + x[axis + 1:]
+
     def part_shape(self, base, index):
         if base is None or base is _PENDING:
             return base
         parts = index.elts if isinstance(index, gast.Tuple) else [index]
-        if len(parts) > len(base):
-            return None
-        out = []
-        for term, part in zip(base, parts):
+        out, axis = [], 0
+        for part in parts:
+            if isinstance(part, gast.Constant) and part.value is None:
+                out.append(ONE)            # a new axis
+                continue
+            if axis >= len(base):
+                return None
+            term = base[axis]
+            axis += 1
             if isinstance(part, gast.Slice):
-                out.append(_sliced(term, part))
-            elif isinstance(part, gast.Constant) and isinstance(part.value, int) or \
-                    isinstance(part, gast.Name) and isinstance(self.kinds.get(part.id), Kind) and \
-                    self.kinds[part.id].ndim == 0 and self.kinds[part.id].dtype.startswith("int"):
+                out.append(self.sliced(term, part))
+            elif isinstance(part, gast.Constant) and isinstance(part.value, int) or self.integer(part):
                 continue            # an integer index drops the axis
             else:
-                return None         # index arrays, masks, new axes: not followed
-        return tuple(out) + tuple(base[len(parts):])
+                return None         # index arrays, masks: not followed
+        return tuple(out) + tuple(base[axis:])
+
+    def integer(self, node):
+        """Index arithmetic of integer names and numbers."""
+        if not is_index_scalar(node):
+            return False
+        for n in gast.walk(node):
+            if isinstance(n, gast.Name):
+                kind = self.kinds.get(n.id)
+                if not (isinstance(kind, Kind) and kind.ndim == 0 and kind.dtype.startswith("int")):
+                    return False
+            elif isinstance(n, gast.Constant) and not (isinstance(n.value, int) and not isinstance(n.value, bool)):
+                return False
+        return True
+
+    def sliced(self, term, part):
+        """The length term of ``term[part]``: constant bounds ``lo >= 0`` and ``hi`` none or negative
+        shift an argument's axis; computed bounds of step one make a span; otherwise unknown."""
+        if term is None or part.step is not None and not (isinstance(part.step, gast.Constant) and part.step.value == 1):
+            return None
+        if part.lower is None and part.upper is None:
+            return term
+        lo = 0 if part.lower is None else _const_int(part.lower)
+        hi = 0 if part.upper is None else _const_int(part.upper)
+        if lo is not None and hi is not None:
+            if term[0] != "axis" or lo < 0 or hi > 0 or part.upper is not None and hi == 0:
+                return None
+            # offsets are never positive, and then max(0, max(0, n + a) + b) = max(0, n + a + b): slices compose
+            kind, arg, axis, offset = term
+            return (kind, arg, axis, offset + hi - lo)
+        if term == ONE or not all(b is None or self.integer(b) for b in (part.lower, part.upper)):
+            return None
+        return ("span", term, _key(part.lower), _key(part.upper))
+
+
+class _Positions:
+    """Where each name is defined and read, by block, for ``span_holds``."""
+
+    def __init__(self, tree):
+        self.defs = {}      # name -> [(block id, index)]
+        self.blocks = {}    # block id -> the statements
+        self.reads = {}     # name -> [{block id: index of the statement of that block holding the read}]
+
+        def visit(stmts, enclosing):
+            self.blocks[id(stmts)] = stmts
+            for k, s in enumerate(stmts):
+                here = dict(enclosing)
+                here[id(stmts)] = k
+                if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
+                    self.defs.setdefault(s.targets[0].id, []).append((id(stmts), k))
+                elif isinstance(s, gast.For) and isinstance(s.target, gast.Name):
+                    self.defs.setdefault(s.target.id, []).extend([None, None])
+                for field in ("test", "iter", "value", "targets", "target"):
+                    for n in _walk_field(s, field):
+                        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
+                            self.reads.setdefault(n.id, []).append(here)
+                for block in (getattr(s, "body", None), getattr(s, "orelse", None)):
+                    if block:
+                        visit(block, here)
+        visit(tree.body, {})
+        for a in tree.args.args:
+            self.defs.setdefault(a.id, []).append(None)
+
+    def span_holds(self, var, bound):
+        """Whether every read of ``var`` comes after a definition of it in the block of that definition
+        (or a block nested there), with no statement between rebinding ``var`` or a name of ``bound``.
+        (Every definition has the same symbolic shape, or ``var`` has none.)"""
+        defs = self.defs.get(var, [])
+        if not defs or None in defs:
+            return False
+        for here in self.reads.get(var, []):
+            if not any(here.get(block) is not None and k < here[block] and
+                       not stored_names(self.blocks[block][k + 1:here[block] + 1]) & (bound | {var})
+                       for block, k in defs):
+                return False
+        return True
+
+
+def _walk_field(s, field):
+    value = getattr(s, field, None)
+    if value is None:
+        return []
+    values = value if isinstance(value, list) else [value]
+    return [n for v in values for n in gast.walk(v)]
 
 
 _PENDING = object()
 
 
+def _bound_names(shape):
+    """The names in the bounds of a shape's span terms."""
+    out = set()
+    for term in shape or ():
+        while term and term[0] == "span":
+            for key in term[2:]:
+                out |= key[1] if key is not None else set()
+            term = term[1]
+    return out
+
+
+def _key(node):
+    """A span bound: its source and the names it reads (``None``: the axis's own end)."""
+    return None if node is None else (gast.dump(node), frozenset(loaded_names(node)))
+
+
 def _broadcast(shapes):
-    """The shape NumPy broadcasting gives: known when every operand's axes equal the trailing axes of
-    the largest (axes of length one are not modelled, so other shapes are unknown)."""
+    """The shape NumPy broadcasting gives, axes aligned from the last: an axis of length one takes the
+    others' length; otherwise they must agree, or the result is unknown."""
     arrays = [s for s in shapes if s != ()]
     if not arrays:
         return ()
     if any(s is None for s in arrays):
         return None
-    big = max(arrays, key=len)
-    if any(None in s or s != big[len(big) - len(s):] for s in arrays):
-        return None
-    return big
+    rank = max(len(s) for s in arrays)
+    out = []
+    for k in range(rank):
+        terms = {s[len(s) - rank + k] for s in arrays if len(s) - rank + k >= 0} - {ONE}
+        if len(terms) > 1 or None in terms:
+            return None
+        out.append(terms.pop() if terms else ONE)
+    return tuple(out)
 
 
 def _product_shape(a, b):
@@ -162,18 +353,25 @@ def _product_shape(a, b):
     return out if None not in out else None
 
 
-def _sliced(term, part):
-    """The length term of ``term[part]``: constant bounds ``lo >= 0`` and ``hi`` none or negative,
-    step one; otherwise unknown."""
-    if term is None or part.step is not None and not (isinstance(part.step, gast.Constant) and part.step.value == 1):
+def _operand_names(value):
+    if isinstance(value, gast.Name):
+        return [value.id]
+    if isinstance(value, (gast.BinOp, gast.UnaryOp, gast.Compare, gast.Call)):
+        return [n.id for n in gast.walk(value) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)]
+    return []
+
+
+def _constant(node):
+    """The value of a constant argument (None when absent), or ``_UNKNOWN``."""
+    if node is None:
         return None
-    lo = 0 if part.lower is None else _const_int(part.lower)
-    hi = 0 if part.upper is None else _const_int(part.upper)
-    if lo is None or hi is None or lo < 0 or hi > 0 or part.upper is not None and hi == 0:
-        return None
-    # offsets are never positive, and then max(0, max(0, n + a) + b) = max(0, n + a + b): slices compose
-    kind, arg, axis, offset = term
-    return (kind, arg, axis, offset + hi - lo)
+    if isinstance(node, gast.Constant):
+        return node.value
+    value = _const_int(node)
+    return _UNKNOWN if value is None else value
+
+
+_UNKNOWN = object()
 
 
 def _const_int(node):

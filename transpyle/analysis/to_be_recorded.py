@@ -44,9 +44,12 @@ def adjoint_reads(block, primal_names, fixed_shape=()):
         if isinstance(node, gast.Call) and dotted(node.func) in _SHAPE_ONLY and node.args and \
                 isinstance(node.args[0], gast.Name) and not node.keywords and len(node.args) == 1:
             shape_only.add(id(node.args[0]))
-        if isinstance(node, gast.Call) and dotted(node.func) == "rt.unbroadcast" and len(node.args) == 2 and \
-                isinstance(node.args[1], gast.Name):
-            shape_only.add(id(node.args[1]))
+        if isinstance(node, gast.Call) and dotted(node.func) == "rt.unbroadcast" and len(node.args) == 2:
+            shape = node.args[1]
+            if isinstance(shape, gast.Name):
+                shape_only.add(id(shape))
+            elif is_basic_part(shape):
+                shape_only.add(id(shape.value))     # a part taken for its shape: its indices are values
         if isinstance(node, gast.Attribute) and node.attr in ("shape", "ndim") and isinstance(node.value, gast.Name):
             shape_only.add(id(node.value))
     reads = set()

@@ -10,7 +10,7 @@ import copy
 
 import gast
 
-from ..analysis.aliases import IN_PLACE_ATTR
+from ..analysis.aliases import IN_PLACE_ATTR, TARGET_SHAPED_ATTR
 from ..base.ast_utils import all_names, assign, const, name, parse_expr, parse_stmts, substitute
 from .functional_updates import AT_UPDATES
 
@@ -69,6 +69,7 @@ class WriteNormalization:
             self.assign_to(t.id, gast.BinOp(left=name(t.id), op=s.op, right=s.value), out)
             # an array is updated in its buffer, a number rebound: decided once kinds are known
             setattr(out[-1], IN_PLACE_ATTR, True)
+            setattr(out[-1], TARGET_SHAPED_ATTR, True)
         elif isinstance(t, gast.Subscript):
             arr = self.atom(t.value, out)
             index = self.index(t.slice, out)
@@ -78,5 +79,6 @@ class WriteNormalization:
             new = self.atom(gast.BinOp(left=name(old), op=s.op, right=s.value), out)
             out.append(self.located(assign(gast.Subscript(value=copy.deepcopy(arr), slice=index,
                                                           ctx=gast.Store()), new), s))
+            setattr(out[-1], TARGET_SHAPED_ATTR, True)
         else:
             raise self.ctx.error(s, "unsupported target of an augmented assignment")

@@ -16,7 +16,8 @@ from .fuse import _MATH
 
 #: calls whose result is a new buffer
 _FRESH = {"np.zeros", "np.ones", "np.empty", "np.full", "np.copy", "np.zeros_like", "np.ones_like",
-          "np.empty_like", "np.full_like", "np.eye", "np.dot", "np.outer", "np.matmul"}
+          "np.empty_like", "np.full_like", "np.eye", "np.dot", "np.outer", "np.matmul",
+          "rt.sum_axis", "rt.mean_axis", "rt.prod_axis", "rt.max_axis", "rt.min_axis"}
 _ARITHMETIC = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow, gast.FloorDiv, gast.Mod)
 #: the root of every argument: a caller may pass the same array twice
 _ARGUMENTS = "<arguments>"
@@ -28,7 +29,7 @@ def rewrite(node, leaves, ix):
     an outer product the product of its operands' elements."""
     if id(node) in leaves:
         _, local, axes = leaves[id(node)]
-        return element_at(local, [ix[k] for k in axes], load=True) if axes else name(local)
+        return element_at(local, index_at(axes, ix), load=True) if axes else name(local)
     if _is_outer(node):
         return gast.BinOp(left=rewrite(node.args[0], leaves, ix), op=gast.Mult(),
                           right=rewrite(node.args[1], leaves, ix))
@@ -62,14 +63,17 @@ def elementwise(node):
 
 
 def _is_outer(node):
+    """``np.outer(u, v)`` of elementwise expressions (``np.outer(y, g * beta)``) with no outer product
+    inside."""
     return isinstance(node, gast.Call) and dotted(node.func) == "np.outer" and len(node.args) == 2 and \
-        not node.keywords and all(is_operand(a) for a in node.args)
+        not node.keywords and all(elementwise(a) and not any(_is_outer(c) for c in gast.walk(a)) for a in node.args)
 
 
 def outer_operands(node):
-    """{id of an operand of an outer product in ``node``: 2 for the first, 1 for the second}: the axis,
-    counted from the last, that it runs along."""
-    return {id(c.args[k]): 2 - k for c in gast.walk(node) if _is_outer(c) for k in (0, 1)}
+    """{id of an operand of an outer product in ``node``: 2 for those of the first factor, 1 for the
+    second}: the axis, counted from the last, that it runs along."""
+    return {id(leaf): 2 - k for c in gast.walk(node) if _is_outer(c) for k in (0, 1)
+            for leaf in operands(c.args[k]) if not isinstance(leaf, gast.Constant)}
 
 
 def operands(node):
@@ -134,6 +138,12 @@ def number_kind(kind):
 def assign_to(target, value):
     target = name(target, store=True) if isinstance(target, str) else target
     return gast.Assign(targets=[target], value=value, type_comment=None)
+
+
+def index_at(axes, ix):
+    """The element read at loop indices ``ix`` of an operand whose axes run along ``axes`` (None: an axis
+    of length one, read at 0)."""
+    return [ix[k] if k is not None else gast.Constant(value=0, kind=None) for k in axes]
 
 
 def element_at(var, ix, load=False):

@@ -35,7 +35,8 @@ from ..base.ast_utils import is_comment, name, parse_expr, subscript_parts, to_s
 from ..base.code_size import LONG_FUNCTION_STATEMENTS, statements
 from ..base.kinds import Kind
 from ..base.naming import ELEMENT_INDEX, ELEMENT_LOCALS
-from .element_forms import (assign_to, buffer_roots, element_at, elementwise, float_array, is_operand,
+from ..analysis.shapes import ONE
+from .element_forms import (assign_to, buffer_roots, element_at, elementwise, float_array, index_at, is_operand,
                             names_in, number_kind, operands, outer_operands, rewrite, same_memory, sum_of,
                             unbroadcast_of)
 
@@ -99,7 +100,10 @@ class ElementLoops:
             # rt.unbroadcast(E, T) is E where E has T's shape: the loops run over T, and an operand of T's
             # rank is tested to have T's shape (all are: those of lower rank its trailing axes)
             value, shape_of = unbroadcast_of(value)
-        if isinstance(target, gast.Name) and op is None:
+        reduced = self.reduction(target, value, shape_of, op) if shape_of is not None else None
+        if reduced is not None:
+            lowered = reduced
+        elif isinstance(target, gast.Name) and op is None:
             summed = sum_of(value) if shape_of is None else None
             lowered = self.summed(target.id, summed) if summed is not None else \
                 self.made(target.id, value, shape_of)
@@ -116,6 +120,48 @@ class ElementLoops:
         # differ (an axis of length one broadcast), the statement runs as written
         test = parse_expr(" and ".join(checks))
         return hoisted + [gast.If(test=test, body=loops, orelse=[s])]
+
+    def reduction(self, target, value, shape_of, op):
+        """``v = rt.unbroadcast(E, T)`` and ``x += rt.unbroadcast(E, x)`` where E's shape is known to be
+        T's with axes stretched (``keepdims`` axes of length one, leading axes): the loops run over E's
+        elements and add each into T's element (read at 0 along a stretched axis), without E."""
+        into, result = self.shapes.known(shape_of), self.shapes.known(value)
+        if into is None or result is None or into == result or not result:
+            return None
+        axes = stretched_axes(into, result, len(result))
+        if axes is None:
+            return None
+        if isinstance(target, gast.Name) and op is None:
+            kind = self.kinds.get(target.id)
+            if not float_array(kind) or kind.ndim != len(into) or target.id in names_in(value) or \
+                    not isinstance(shape_of, gast.Name):
+                return None
+            dest, start = target.id, [assign_to(target.id, parse_expr(f"np.zeros({shape_of.id}.shape, np.float64)"))]
+            hoisted = []
+        elif isinstance(op, gast.Add) and same_memory(shape_of, target) and \
+                float_array(self.kinds.get(target.id if isinstance(target, gast.Name) else target.value.id)):
+            if isinstance(target, gast.Name):
+                dest, hoisted = target.id, []
+            else:
+                dest = self.ctx.namer.fresh(OUT)
+                hoisted = [assign_to(dest, gast.Subscript(value=name(target.value.id), slice=copy.deepcopy(target.slice),
+                                                          ctx=gast.Load()))]
+            start = []
+            if dest in names_in(value):
+                return None
+        else:
+            return None
+        plan = self.plan(value, len(result), None)
+        if plan is None:
+            return None
+        more, leaves, like, checks = plan
+        roots = {self.roots.get(leaf.id if isinstance(leaf, gast.Name) else leaf.value.id)
+                 for leaf, _, r in leaves.values() if r}
+        mine = self.roots.get(target.id if isinstance(target, gast.Name) else target.value.id)
+        if not start and (mine is None or None in roots or mine in roots):
+            return None         # an operand may read what the loop adds into
+        return hoisted + more, checks, start + self.loops(like, len(result), lambda ix: [
+            gast.AugAssign(target=element_at(dest, index_at(axes, ix)), op=gast.Add(), value=rewrite(value, leaves, ix))])
 
     def made(self, var, value, shape_of=None):
         """``var = E``: a new array, filled by the loop (of the shape of the array ``shape_of``, where given)."""
@@ -232,17 +278,22 @@ class ElementLoops:
             full = [(leaf, local) for leaf, local, r in arrays if r == rank and id(leaf) not in outer_axis]
             if not full:
                 return None
-            ref_node, ref = full[0]
-        ref_shape = self.shapes.shape_of(ref_node)
+            # the loops run over an operand of the result's shape where the shapes say which
+            result = self.shapes.known(value)
+            ref_node, ref = next((f for f in full if result is not None and self.shapes.known(f[0]) == result), full[0])
+        ref_shape = self.shapes.known(ref_node)
         checks = []
         for leaf, local, r in arrays:
             if id(leaf) in outer_axis:
                 checks.append(f"{local}.shape[0] == {ref}.shape[{rank - outer_axis[id(leaf)]}]")
                 continue
-            shape = self.shapes.shape_of(leaf)
-            proven = local == ref or isinstance(shape, tuple) and isinstance(ref_shape, tuple) and \
-                len(ref_shape) == rank and None not in shape and shape == ref_shape[rank - r:]
-            if not proven:
+            if local == ref or dest is not None and same_memory(leaf, dest[1]):
+                continue
+            # proven shapes: each axis the loop's, or of length one (read at 0: NumPy stretches it)
+            axes = stretched_axes(self.shapes.known(leaf), ref_shape, rank)
+            if axes is not None:
+                leaves[id(leaf)] = (leaf, local, axes)
+            else:
                 checks.append(f"rt.conform({local}, {ref})")
         return hoisted, leaves, ref, list(dict.fromkeys(checks))
 
@@ -306,3 +357,20 @@ class ElementLoops:
                               iter=parse_expr(f"range({extent_of}.shape[{k}])"), body=stmts, orelse=[],
                               type_comment=None)]
         return stmts
+
+
+def stretched_axes(shape, loop_shape, rank):
+    """The loop axes an operand of symbolic ``shape`` runs along in loops over ``loop_shape`` (of ``rank``
+    axes), aligned from the last: an equal axis is the loop's, an axis of length one is read at 0
+    (None); None where the shapes do not prove that NumPy broadcasts the operand so."""
+    if shape is None or loop_shape is None or len(loop_shape) != rank or len(shape) > rank:
+        return None
+    off, axes = rank - len(shape), []
+    for j, term in enumerate(shape):
+        if term == loop_shape[off + j]:
+            axes.append(off + j)
+        elif term == ONE:
+            axes.append(None)
+        else:
+            return None
+    return tuple(axes)

@@ -107,6 +107,10 @@ def _substitute_forward(stmts, i):
     return False
 
 
+#: calls that read only the shape of their argument
+_SHAPE_ONLY = ("np.zeros_like", "np.ones_like", "np.empty_like")
+
+
 def _reads(stmt, var):
     return any(isinstance(n, gast.Name) and n.id == var and isinstance(n.ctx, gast.Load) for n in gast.walk(stmt))
 
@@ -125,6 +129,10 @@ def _put(stmt, var, value):
         # arguments of calls other than NumPy's, math's and rt.unbroadcast stay names: run-time helpers
         # and collectives (which pmap splits the function at) are read by later passes as they are
         func = dotted(n.func) if isinstance(n, gast.Call) else None
+        # an array made like another reads only its shape: the value is not computed for it
+        if func in _SHAPE_ONLY and not isinstance(value, gast.Name) and \
+                any(isinstance(a, gast.Name) and a.id == var for a in n.args):
+            return False
         if isinstance(n, gast.Call) and not isinstance(value, gast.Name) and \
                 (func or "").split(".")[0] not in ("np", "math") and func != "rt.unbroadcast" and \
                 any(isinstance(a, gast.Name) and a.id == var for a in n.args + [k.value for k in n.keywords]):

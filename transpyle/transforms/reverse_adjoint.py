@@ -15,6 +15,7 @@ from ..base.ast_utils import (all_names, assign, const, expr_source, loaded_name
 from .. import rules
 from ..base.kinds import Kind
 from ..rules.primitives import is_atom
+from ..analysis.aliases import TARGET_SHAPED_ATTR
 from ..analysis.to_be_recorded import VALUE, adjoint_reads
 from ..frontend.infer import active_templates, operand_kinds, rule_for, template_names
 
@@ -148,6 +149,10 @@ class AdjointSweep:
     def zero(self, var):
         kind = self.kind(var)
         if kind.is_array:
+            # an argument of the same shape gives it: the value itself need not be kept (or computed)
+            witness = self.shapes.witness(var) if kind.dtype == "float64" else None
+            if isinstance(witness, gast.Name) and witness.id != var:
+                return parse_expr(f"np.zeros({witness.id}.shape)")
             return parse_expr(f"np.zeros_like({var})")
         return const(0.0)
 
@@ -215,17 +220,20 @@ class AdjointSweep:
             if isinstance(okind, Kind) and not okind.is_complex and isinstance(out_kind, Kind) and out_kind.is_complex:
                 # a real operand of a complex result: its cotangent is the real part (JAX's convention)
                 contrib = gast.Call(func=parse_expr("np.real"), args=[contrib], keywords=[])
-            if prim.broadcasts and self.may_broadcast(operand.id, bound, prim):
+            if prim.broadcasts and self.may_broadcast(operand.id, bound, prim, var):
                 contrib = self.unbroadcast(contrib, operand.id, out_kind)
             stmts.append(self.accumulate(operand.id, contrib))
         return stmts
 
-    def may_broadcast(self, operand, bound, prim):
-        """Whether the output can be larger than ``operand``: not when every other operand is a
-        scalar or surely has the operand's shape (``analysis/shapes``), since then the output has it."""
+    def may_broadcast(self, operand, bound, prim, out):
+        """Whether the output ``out`` can be larger than ``operand``: not when it surely has the
+        operand's shape, or every other operand is a scalar or surely has the operand's shape
+        (``analysis/shapes``), since then the output has it."""
         okind = self.kind(operand)
         if okind is None or okind.ndim == 0:
             return True
+        if self.shapes.same(out, operand):
+            return False
         for p in prim.params:
             node = bound.get(p)
             if isinstance(node, gast.Name) and (node.id == operand or self.shapes.same(node.id, operand)):
@@ -244,8 +252,13 @@ class AdjointSweep:
         # the operand's adjoint has its shape: the operand itself need not be kept for the sweep. An
         # adjoint set by this contribution does not exist yet: the operand gives the shape (a read of its
         # shape, free where all its values have one shape: analysis/to_be_recorded)
-        shape_of = operand if operand in self.single_use else self.adj(operand)
-        return gast.Call(func=parse_expr("rt.unbroadcast"), args=[contrib, name(shape_of)], keywords=[])
+        # An operand that is a slice of an argument, or made elementwise from one, has the slice's shape,
+        # which is taken again instead (``Shapes.witness``): the operand is then not kept at all.
+        shape_of = name(self.adj(operand))
+        if operand in self.single_use:
+            witness = None if operand in self.fixed_shape else self.shapes.witness(operand)
+            shape_of = copy.deepcopy(witness) if witness is not None else name(operand)
+        return gast.Call(func=parse_expr("rt.unbroadcast"), args=[contrib, shape_of], keywords=[])
 
     def accumulate(self, var, contrib):
         if var in self.single_use:
@@ -283,7 +296,7 @@ class AdjointSweep:
             if operand is not None and v in loaded_names(operand):
                 if isinstance(key, tuple) or is_statement(template):
                     return None
-        if prim.broadcasts and self.may_broadcast(v, bound, prim):
+        if prim.broadcasts and self.may_broadcast(v, bound, prim, target.id):
             return "shaped"
         return "exact"
 
@@ -305,7 +318,7 @@ class AdjointSweep:
         clear = [substitute(st, dict(subs)) for st in parse_stmts(templates["x"])]
         if isinstance(v, gast.Name) and v.id in self.active:
             contrib = substitute(parse_expr(templates["v"]), dict(subs))
-            if not self.shapes.same_as(part, v.id):
+            if not self.shapes.same_as(part, v.id) and not getattr(s, TARGET_SHAPED_ATTR, False):
                 contrib = self.unbroadcast(contrib, v.id, pkind)
             if v.id in self.views and arr in self.aliases.members(v.id):
                 # y[1:] = y[:-1]: the value's adjoint is a view of the same buffer, which the write

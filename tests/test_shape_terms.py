@@ -1,0 +1,208 @@
+"""Symbolic shapes beyond constant slices (``analysis/shapes``), and what they make cheap:
+
+- slices with computed bounds (``a[:i + 1, k]``, ``x[j:j + m]``): equal where their bounds are the same
+  index arithmetic and the names in them have not changed between the definition and the read (a value
+  carried into the next iteration, or read after a bound is rebound, is unknown);
+- ``x[part] op= b``: the value written has the part's shape, so its adjoint needs no un-broadcasting and
+  the triangular loops of syrk-like kernels save nothing;
+- axes of length one (``keepdims=True``, ``x[:, None]``): element loops read them at 0 instead of testing
+  shapes when the statement runs, and un-broadcasting to them sums as the elements are computed.
+
+Every gradient is compared with central finite differences at random inputs of several sizes (one
+included, where a computed slice has length one), on both backends.
+"""
+import gast
+import numpy as np
+import pytest
+
+import transpyle
+from transpyle.analysis.shapes import ONE, Shapes
+from transpyle.base.kinds import Kind
+from gradcheck import ALL_BACKENDS, check_grad
+
+
+# ---- triangular loops ---------------------------------------------------------------------------------
+def rank_k_lower(a, c):
+    c = c.copy()
+    n, m = a.shape
+    for i in range(n):
+        c[i, :i + 1] *= 0.9
+        for k in range(m):
+            c[i, :i + 1] += 1.5 * a[i, k] * a[:i + 1, k]
+    return np.sum(np.tril(c) ** 2)
+
+
+def rank_2k_lower(a, b, c):
+    c = c.copy()
+    n, m = a.shape
+    for i in range(n):
+        for k in range(m):
+            c[i, :i + 1] += a[:i + 1, k] * 0.5 * b[i, k] + b[:i + 1, k] * 0.5 * a[i, k]
+    return np.sum(np.sin(c))
+
+
+def forward_substitution(l, b):
+    n = b.shape[0]
+    x = np.zeros(n)
+    for i in range(n):
+        x[i] = (b[i] - l[i, :i] @ x[:i]) / (l[i, i] + 3.0)
+    return np.sum(x ** 2)
+
+
+def windows(x, w):
+    m = w.shape[0]
+    out = np.zeros(x.shape[0] - m + 1)
+    for j in range(out.shape[0]):
+        seg = x[j:j + m] * w
+        out[j] = np.sum(np.tanh(seg))
+    return np.sum(out ** 2)
+
+
+def carried_prefix(x):
+    n = x.shape[0]
+    s = 0.0
+    prev = x[:1]
+    for i in range(1, n):
+        s = s + np.sum(prev * x[i - 1:i])
+        prev = x[:i] * 2.0
+    return s
+
+
+def cholesky_like(a):
+    a = a @ a.T + 4.0 * np.eye(a.shape[0])
+    n = a.shape[0]
+    for j in range(n):
+        for i in range(j):
+            a[j, i] = (a[j, i] - a[j, :i] @ a[i, :i]) / a[i, i]
+        a[j, j] = np.sqrt(a[j, j] - a[j, :j] @ a[j, :j])
+    return np.sum(np.tril(a) ** 2)
+
+
+# ---- axes of length one -------------------------------------------------------------------------------
+def softmax_rows(x, w):
+    m = np.max(x, axis=-1, keepdims=True)
+    e = np.exp(x - m)
+    s = e / np.sum(e, axis=-1, keepdims=True)
+    return np.sum(s * w)
+
+
+def normalize_rows(x):
+    mu = np.mean(x, axis=1, keepdims=True)
+    d = x - mu
+    return np.sum(np.tanh(d / np.sqrt(np.mean(d * d, axis=1, keepdims=True) + 1.0)))
+
+
+def columns_scaled(x, v):
+    y = x / (np.sum(x * x, axis=0, keepdims=True) + 1.0) + v[None, :] * x
+    return np.sum(np.sin(y))
+
+
+def column_bias(x, b):
+    return np.sum(np.tanh(b[:, None] + x) ** 2)
+
+
+def outer_by_axes(u, v):
+    return np.sum(np.cos(u[:, None] * v[None, :]))
+
+
+def keepdims_bias(x, b):
+    out = x * 2.0
+    out += b
+    return np.sum(out ** 3)
+
+
+CASES = [
+    (rank_k_lower, lambda r, n: (r.normal(size=(n, 3)), r.normal(size=(n, n)))),
+    (rank_2k_lower, lambda r, n: (r.normal(size=(n, 2)), r.normal(size=(n, 2)), r.normal(size=(n, n)))),
+    (forward_substitution, lambda r, n: (r.normal(size=(n, n)), r.normal(size=n))),
+    (windows, lambda r, n: (r.normal(size=n + 3), r.normal(size=min(n, 3)))),
+    (carried_prefix, lambda r, n: (r.normal(size=n + 1),)),
+    (cholesky_like, lambda r, n: (r.normal(size=(n, n)),)),
+    (softmax_rows, lambda r, n: (r.normal(size=(n, 5)), r.normal(size=(n, 5)))),
+    (softmax_rows, lambda r, n: (r.normal(size=(n, 1)), r.normal(size=(n, 1)))),
+    (normalize_rows, lambda r, n: (r.normal(size=(n, 4)),)),
+    (columns_scaled, lambda r, n: (r.normal(size=(n, 3)), r.normal(size=3))),
+    (columns_scaled, lambda r, n: (r.normal(size=(1, n)), r.normal(size=n))),
+    (column_bias, lambda r, n: (r.normal(size=(n, 4)), r.normal(size=n))),
+    (column_bias, lambda r, n: (r.normal(size=(n, 1)), r.normal(size=n))),
+    (outer_by_axes, lambda r, n: (r.normal(size=n), r.normal(size=n + 2))),
+    (keepdims_bias, lambda r, n: (r.normal(size=(n, 4)), r.normal(size=(n, 1)))),
+    (keepdims_bias, lambda r, n: (r.normal(size=(n, 4)), r.normal(size=(1, 4)))),
+    (keepdims_bias, lambda r, n: (r.normal(size=(n, 4)), r.normal(size=4))),
+]
+
+
+@pytest.mark.parametrize("backend", ALL_BACKENDS)
+@pytest.mark.parametrize("fn, make", [pytest.param(f, m, id=f"{f.__name__}{k}") for k, (f, m) in enumerate(CASES)])
+def test_gradients_match_finite_differences(fn, make, backend, rng):
+    for n in (1, 2, 5):
+        args = make(rng, n)
+        for argnum in range(len(args)):
+            check_grad(fn, args, argnums=argnum, backend=backend)
+
+
+@pytest.mark.parametrize("backend", ALL_BACKENDS)
+@pytest.mark.parametrize("fn, make", [pytest.param(f, m, id=f"{f.__name__}{k}") for k, (f, m) in enumerate(CASES)])
+def test_jit_matches_numpy(fn, make, backend, rng):
+    args = make(rng, 4)
+    assert np.allclose(transpyle.jit(fn, backend=backend)(*args), fn(*args), rtol=1e-12, atol=1e-12)
+
+
+# ---- the generated code -----------------------------------------------------------------------------
+def _shown(fn, kinds, mode="grad"):
+    return transpyle.show(fn, mode=mode, kinds=tuple(k.strip() for k in kinds.split(";")))
+
+
+def test_triangular_updates_save_nothing():
+    text = _shown(rank_k_lower, "f8[:, :]; f8[:, :]")
+    assert "tape" not in text
+    # the written part's cotangent has its shape: no un-broadcasting of the value written
+    assert "rt.unbroadcast(np.copy(" not in text
+
+
+def test_length_one_axes_are_read_at_zero():
+    text = _shown(softmax_rows, "f8[:, :]; f8[:, :]", mode="jit")
+    assert "m[_e0, 0]" in text and "rt.conform(m" not in text
+    grad = _shown(softmax_rows, "f8[:, :]; f8[:, :]")
+    # the cotangent of the row maximum sums along the row as it is computed, without the broadcast array
+    assert "bm[_e0, 0] +=" in grad
+
+
+# ---- the analysis -----------------------------------------------------------------------------------
+def _shapes(src, kinds):
+    fn = gast.parse(src).body[0]
+    return Shapes(fn, {k: Kind(*v) for k, v in kinds.items()})
+
+
+def test_computed_bounds_are_equal_when_written_alike():
+    shapes = _shapes("def f(a, c, n):\n    for i in range(n):\n        p = a[:i + 1, 0]\n        q = a[:i + 1, 1] * 2.0\n"
+                     "        r = a[1:i + 1, 0]\n        s = p + q\n        t = c[:i + 1]\n",
+                     {"a": ("float64", 2), "c": ("float64", 1), "n": ("int64", 0), "i": ("int64", 0),
+                      "p": ("float64", 1), "q": ("float64", 1), "r": ("float64", 1), "s": ("float64", 1),
+                      "t": ("float64", 1)})
+    assert shapes.same("p", "q") and shapes.same("s", "p")
+    assert not shapes.same("p", "r") and not shapes.same("p", "t")
+
+
+def test_computed_bounds_do_not_cross_iterations_or_rebinding():
+    kinds = {"x": ("float64", 1), "n": ("int64", 0), "i": ("int64", 0), "j": ("int64", 0),
+             "prev": ("float64", 1), "y": ("float64", 1), "z": ("float64", 1), "s": ("float64", 0)}
+    # prev is read in the iteration after the one that defined it: its bound meant i - 1 then
+    carried = _shapes("def f(x, n):\n    s = 0.0\n    for i in range(1, n):\n        if i > 1:\n"
+                      "            s = s + np.sum(prev * x[:i])\n        prev = x[:i]\n", kinds)
+    assert "prev" not in carried.of
+    # j changes between y's definition and its read
+    rebound = _shapes("def f(x, n):\n    for i in range(n):\n        j = i\n        y = x[:j]\n        j = j + 1\n"
+                      "        z = y * 2.0\n", kinds)
+    assert "y" not in rebound.of and "z" not in rebound.of
+
+
+def test_axes_of_length_one_broadcast():
+    shapes = _shapes("def f(x, v):\n    m = np.max(x, axis=-1, keepdims=True)\n    d = x - m\n    r = np.sum(x, axis=0)\n"
+                     "    c = v[:, None]\n    e = c * r\n",
+                     {"x": ("float64", 2), "v": ("float64", 1), "m": ("float64", 2), "d": ("float64", 2),
+                      "r": ("float64", 1), "c": ("float64", 2), "e": ("float64", 2)})
+    x0, x1 = ("axis", "x", 0, 0), ("axis", "x", 1, 0)
+    assert shapes.of["m"] == (x0, ONE) and shapes.same("d", "x")
+    assert shapes.of["r"] == (x1,) and shapes.of["c"] == (("axis", "v", 0, 0), ONE)
+    assert shapes.of["e"] == (("axis", "v", 0, 0), x1)
