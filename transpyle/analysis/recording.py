@@ -20,6 +20,7 @@ from ..base.ast_utils import loaded_names, stored_names
 from ..base.kinds import Kind
 from ..rules.primitives import lookup
 from .activity import assignments
+from .aliases import TARGET_SHAPED_ATTR
 
 
 class Recording:
@@ -62,6 +63,64 @@ class Recording:
                         visit(block)
         visit(body)
         return single
+
+    def find_increments(self, body):
+        """Stores that end an increment ``x[part] += f`` (``old = x[part]; v = old + f; x[part] = v``, or
+        ``v = x + f; x[:] = v`` for a whole array): {id(store): (v, old)}. The cotangent of the part
+        passes through unchanged, so the store's adjoint binds ``b_v`` as a view of the part of ``bx``
+        (no copy, no clearing, no adding back) and ``v``'s adjoint passes nothing to ``old``. Only where
+        nothing could write into ``bx`` while that view is read: ``v`` is read once, by the store; ``f``,
+        when its cotangent is set from the view (read once), is defined in the same block with no
+        statement from there to the increment reading the buffer of ``x``."""
+        found = {}
+        whole = gast.dump(gast.Slice(lower=None, upper=None, step=None))
+
+        def visit(stmts):
+            index = {id(st): k for k, st in enumerate(stmts)}
+            defs = {st.targets[0].id: st for st in stmts
+                    if isinstance(st, gast.Assign) and isinstance(st.targets[0], gast.Name)}
+            for k, st in enumerate(stmts):
+                for block in (getattr(st, "body", None), getattr(st, "orelse", None)):
+                    if block:
+                        visit(block)
+                t = st.targets[0] if isinstance(st, gast.Assign) else None
+                if not (getattr(st, TARGET_SHAPED_ATTR, False) and isinstance(t, gast.Subscript) and
+                        isinstance(t.value, gast.Name) and isinstance(st.value, gast.Name)):
+                    continue
+                x, v = t.value.id, st.value.id
+                d = defs.get(v)
+                if v not in self.single_use or d is None or self.defs.get(v) != 1 or \
+                        not isinstance(d.value, gast.BinOp) or not isinstance(d.value.op, (gast.Add, gast.Sub)):
+                    continue
+                left, right = d.value.left, d.value.right
+                if not isinstance(left, gast.Name):
+                    continue
+                old, f = left.id, right
+                part = gast.dump(t.slice)
+                if old == x:
+                    ok = part == whole
+                else:
+                    od = defs.get(old)
+                    ok = od is not None and old in self.views and isinstance(od.value, gast.Subscript) and \
+                        isinstance(od.value.value, gast.Name) and od.value.value.id == x and \
+                        gast.dump(od.value.slice) == part and index[id(od)] < index[id(d)] and \
+                        not stored_names(stmts[index[id(od)] + 1:k]) & loaded_names(t.slice)
+                if not ok or index[id(d)] > k:
+                    continue
+                members = self.aliases.members(x)
+                if isinstance(f, gast.Name) and f.id in members:
+                    continue            # x[1:] += x[:-1]: f's cotangent is another part of bx
+                if isinstance(f, gast.Name) and f.id in self.single_use:
+                    fd = defs.get(f.id)
+                    if fd is None or index[id(fd)] > index[id(d)] or any(
+                            loaded_names(stmts[j].value if isinstance(stmts[j], gast.Assign) else stmts[j]) & members
+                            for j in range(index[id(fd)], index[id(d)])):
+                        continue
+                elif not isinstance(f, (gast.Name, gast.Constant)):
+                    continue
+                found[id(st)] = (v, old)
+        visit(body)
+        return found
 
     # ---- values that need no tape -------------------------------------------------------------------
     def find_cheap_values(self):

@@ -24,7 +24,7 @@ shape of an operand (``witness``); ``element_loops`` asks which operands have th
 """
 import gast
 
-from ..base.ast_utils import dotted, is_index_scalar, loaded_names, stored_names
+from ..base.ast_utils import dotted, is_empty_declaration, is_index_scalar, loaded_names, stored_names
 from ..base.kinds import Kind
 from ..rules.primitives import lookup
 from .aliases import TARGET_SHAPED_ATTR
@@ -56,7 +56,7 @@ class Shapes:
         defs = {}
         for s in assignments(tree.body):
             t = s.targets[0]
-            if isinstance(t, gast.Name) and t.id not in self.of:
+            if isinstance(t, gast.Name) and t.id not in self.of and not is_empty_declaration(s.value):
                 defs.setdefault(t.id, []).append(s.value)
         # optimistic fixed point: a name not yet known is left out; a name whose definitions disagree,
         # or one of which is unknown, becomes unknown for good

@@ -211,3 +211,11 @@ class SourceWriter:
 
     def function(self):
         return parse_stmts("\n".join(self.lines))[0]
+
+
+def is_empty_declaration(value):
+    """``np.empty((0, ...), dtype)``: an array of no elements, which generated code binds a name to before
+    the loop that defines it (its memory and shape matter nowhere)."""
+    return isinstance(value, gast.Call) and dotted(value.func) == "np.empty" and bool(value.args) and \
+        isinstance(value.args[0], gast.Tuple) and any(isinstance(e, gast.Constant) and e.value == 0
+                                                      for e in value.args[0].elts)

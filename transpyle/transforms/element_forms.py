@@ -10,7 +10,7 @@ import copy
 import gast
 import numpy as np
 
-from ..base.ast_utils import dotted, is_basic_part, name, subscript_parts
+from ..base.ast_utils import dotted, is_basic_part, is_empty_declaration, name, subscript_parts
 from ..base.kinds import Kind
 from .fuse import _MATH
 
@@ -191,7 +191,8 @@ def buffer_roots(fn, kinds):
         for var, values in defs.items():
             if var in roots and roots[var] == _ARGUMENTS or var in unknown:
                 continue
-            found = {root_of(v, var) if v is not None else None for v in values}
+            # an empty declaration (np.empty((0,), ...), before a loop defines the name) holds no memory
+            found = {root_of(v, var) if v is not None else None for v in values if not is_empty_declaration(v)}
             found.discard(_PENDING)
             if not found:
                 continue
@@ -206,3 +207,4 @@ def buffer_roots(fn, kinds):
 
 
 _PENDING = object()
+

@@ -125,12 +125,16 @@ class ElementLoops:
         """``v = rt.unbroadcast(E, T)`` and ``x += rt.unbroadcast(E, x)`` where E's shape is known to be
         T's with axes stretched (``keepdims`` axes of length one, leading axes): the loops run over E's
         elements and add each into T's element (read at 0 along a stretched axis), without E."""
-        into, result = self.shapes.known(shape_of), self.shapes.known(value)
-        if into is None or result is None or into == result or not result:
+        into, result = self.shapes.shape_of(shape_of), self.shapes.known(value)
+        if not isinstance(into, tuple) or into == result:
             return None
-        axes = stretched_axes(into, result, len(result))
-        if axes is None:
-            return None
+        if result is not None:
+            rank = len(result)
+        else:
+            ranks = [self.rank(leaf) for leaf in operands(value) if is_operand(leaf)]
+            rank = max((r for r in ranks if r is not None), default=None)
+        if not rank or rank < len(into) or ONE not in into and len(into) == rank:
+            return None             # not known to be smaller than the value: un-broadcasting sums nothing
         if isinstance(target, gast.Name) and op is None:
             kind = self.kinds.get(target.id)
             if not float_array(kind) or kind.ndim != len(into) or target.id in names_in(value) or \
@@ -151,16 +155,26 @@ class ElementLoops:
                 return None
         else:
             return None
-        plan = self.plan(value, len(result), None)
+        plan = self.plan(value, rank, None)
         if plan is None:
             return None
         more, leaves, like, checks = plan
+        # the axes of the cotangent's array: those of length one are read at 0, the others are the
+        # loop's (proven, or compared when the statement runs)
+        axes = stretched_axes(into, result, rank) if result is not None else None
+        if axes is None:
+            if not isinstance(shape_of, gast.Name):
+                return None
+            axes, compared = self.partly_known(shape_of, shape_of.id, like, rank, len(into))
+            if axes is None:
+                return None
+            checks = checks + compared
         roots = {self.roots.get(leaf.id if isinstance(leaf, gast.Name) else leaf.value.id)
                  for leaf, _, r in leaves.values() if r}
         mine = self.roots.get(target.id if isinstance(target, gast.Name) else target.value.id)
         if not start and (mine is None or None in roots or mine in roots):
             return None         # an operand may read what the loop adds into
-        return hoisted + more, checks, start + self.loops(like, len(result), lambda ix: [
+        return hoisted + more, checks, start + self.loops(like, rank, lambda ix: [
             gast.AugAssign(target=element_at(dest, index_at(axes, ix)), op=gast.Add(), value=rewrite(value, leaves, ix))])
 
     def made(self, var, value, shape_of=None):
@@ -289,13 +303,32 @@ class ElementLoops:
                 continue
             if local == ref or dest is not None and same_memory(leaf, dest[1]):
                 continue
-            # proven shapes: each axis the loop's, or of length one (read at 0: NumPy stretches it)
+            # proven shapes: each axis the loop's, or of length one (read at 0: NumPy stretches it); axes
+            # of length one known, the others compared when the statement runs
             axes = stretched_axes(self.shapes.known(leaf), ref_shape, rank)
+            if axes is None:
+                axes, compared = self.partly_known(leaf, local, ref, rank, r)
+                checks += compared
             if axes is not None:
                 leaves[id(leaf)] = (leaf, local, axes)
             else:
                 checks.append(f"rt.conform({local}, {ref})")
         return hoisted, leaves, ref, list(dict.fromkeys(checks))
+
+    def partly_known(self, node, local, ref, rank, r):
+        """(axes, shape comparisons) for an operand of rank ``r`` with axes known to be of length one
+        (read at 0) and others compared with the loop's array ``ref``; (None, []) where it has none."""
+        shape = self.shapes.shape_of(node)
+        if not isinstance(shape, tuple) or len(shape) != r or ONE not in shape:
+            return None, []
+        off, axes, checks = rank - r, [], []
+        for j, term in enumerate(shape):
+            if term == ONE:
+                axes.append(None)
+            else:
+                axes.append(off + j)
+                checks.append(f"{local}.shape[{j}] == {ref}.shape[{off + j}]")
+        return tuple(axes), checks
 
     def rank(self, node):
         """The rank of a name or a basic part of an array, from the kinds."""

@@ -100,6 +100,10 @@ class Reverse(PrimalSweep, AdjointSweep, Recording):
         self.fixed_shape = self.find_fixed_shapes()
         self.shapes = Shapes(tree, self.kinds)
         self.single_use = self.find_single_uses(body, self.passes_value)
+        self.increments = self.find_increments(body)
+        self.definitions = {s.targets[0].id: s for s in assignments(body)
+                            if isinstance(s.targets[0], gast.Name) and self.defs.get(s.targets[0].id) == 1}
+        self.oversized = set()      # single-use values whose cotangent keeps the shape it was broadcast to
         self.storage_names = {}
         self.find_cheap_values()
         # the adjoint sweep decides what must be saved (analysis/to_be_recorded), and saving adds restores

@@ -208,7 +208,10 @@ class AdjointSweep:
                                  hint="use forward mode (jvp, jacfwd) for it, or see docs/subset.md")
         out_kind = self.kind(var)
         stmts = []
+        passed_through = {old for store, (v, old) in self.increments.items() if v == var}
         for param, operand, template in active_templates(templates, bound, self.active):
+            if isinstance(operand, gast.Name) and operand.id in passed_through and operand is bound.get("a"):
+                continue        # the increment's store left the cotangent in place (setitem_adjoint)
             subs = template_names(prim, bound, name(g), name(var))
             if isinstance(operand, gast.Name):
                 subs["b" + param] = self.adj(operand.id)
@@ -220,7 +223,7 @@ class AdjointSweep:
             if isinstance(okind, Kind) and not okind.is_complex and isinstance(out_kind, Kind) and out_kind.is_complex:
                 # a real operand of a complex result: its cotangent is the real part (JAX's convention)
                 contrib = gast.Call(func=parse_expr("np.real"), args=[contrib], keywords=[])
-            if prim.broadcasts and self.may_broadcast(operand.id, bound, prim, var):
+            if prim.broadcasts and (var in self.oversized or self.may_broadcast(operand.id, bound, prim, var)):
                 contrib = self.unbroadcast(contrib, operand.id, out_kind)
             stmts.append(self.accumulate(operand.id, contrib))
         return stmts
@@ -257,8 +260,37 @@ class AdjointSweep:
         shape_of = name(self.adj(operand))
         if operand in self.single_use:
             witness = None if operand in self.fixed_shape else self.shapes.witness(operand)
+            if witness is None and operand not in self.fixed_shape and self.defers_unbroadcast(operand):
+                # its definition un-broadcasts every contribution to its own operands' shapes: summing
+                # there covers the axes it was broadcast along here, and the operand is not kept
+                self.oversized.add(operand)
+                return contrib
             shape_of = copy.deepcopy(witness) if witness is not None else name(operand)
         return gast.Call(func=parse_expr("rt.unbroadcast"), args=[contrib, shape_of], keywords=[])
+
+    def defers_unbroadcast(self, var, depth=0):
+        """Whether ``var`` (read once) is defined by an elementwise operation whose rules are expressions
+        of the cotangent, each of which can take a cotangent of a shape ``var`` broadcasts to, and
+        whose array operands' shapes cost nothing to have in the sweep (``shape_is_free``)."""
+        d = self.definitions.get(var)
+        if depth > 8 or d is None or not isinstance(d.value, (gast.BinOp, gast.UnaryOp, gast.Call)):
+            return False
+        try:
+            prim, bound, templates = rule_for(self.ctx, d, d.value, "vjp")
+        except Exception:           # the sweep reports it at the statement
+            return False
+        if not prim.broadcasts or prim.key == "setitem" or not templates or \
+                any(isinstance(key, tuple) or is_statement(t) for key, t in templates.items()):
+            return False
+        return all(self.shape_is_free(operand.id, depth + 1)
+                   for _, operand, _ in active_templates(templates, bound, self.active) if isinstance(operand, gast.Name))
+
+    def shape_is_free(self, var, depth):
+        """Whether the sweep has the shape of ``var`` without keeping ``var``: a number, an array with an
+        adjoint of its own, of one shape throughout, made from an argument's slice, or itself deferring."""
+        kind = self.kind(var)
+        return not isinstance(kind, Kind) or kind.ndim == 0 or var not in self.single_use or \
+            var in self.fixed_shape or self.shapes.witness(var) is not None or self.defers_unbroadcast(var, depth)
 
     def accumulate(self, var, contrib):
         if var in self.single_use:
@@ -315,6 +347,10 @@ class AdjointSweep:
         subs = {"g": name(self.adj(arr)), "bx": self.adj(arr), "x": name(arr), "index": t.slice, "v": s.value}
         out = []
         v = s.value
+        if id(s) in self.increments:
+            # x[part] += f: the part's cotangent passes through; v's is a view of it (analysis/recording)
+            view = gast.Subscript(value=name(self.adj(arr)), slice=copy.deepcopy(t.slice), ctx=gast.Load())
+            return [assign(self.adj(v.id), view)]
         clear = [substitute(st, dict(subs)) for st in parse_stmts(templates["x"])]
         if isinstance(v, gast.Name) and v.id in self.active:
             contrib = substitute(parse_expr(templates["v"]), dict(subs))

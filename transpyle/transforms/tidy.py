@@ -22,6 +22,8 @@ from . import source_comments
 DRIVER_ATTR = "transpyle_driver"
 
 _TEMPORARY = re.compile(r"_t\d+$")
+_COMPARE = {gast.Eq: operator.eq, gast.NotEq: operator.ne, gast.Lt: operator.lt, gast.LtE: operator.le,
+            gast.Gt: operator.gt, gast.GtE: operator.ge}
 _BINARY = {gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul, gast.Div: operator.truediv,
            gast.FloorDiv: operator.floordiv, gast.Mod: operator.mod, gast.Pow: operator.pow}
 _UNARY = {gast.USub: operator.neg, gast.UAdd: operator.pos, gast.Not: operator.not_}
@@ -88,7 +90,17 @@ class _Folder(gast.NodeTransformer):
         self.generic_visit(node)
         a, b = _number(node.left), _number(node.right)
         op = _BINARY.get(type(node.op))
+        if isinstance(node.op, gast.Pow) and b == 1 and not isinstance(b, bool) and a is None:
+            return node.left            # x ** 1 (a power rule's exponent, folded): x itself
         if a is None or b is None or op is None or op is operator.pow and abs(b) > 64:
+            return node
+        return _constant_like(node, op, a, b)
+
+    def visit_Compare(self, node):
+        self.generic_visit(node)
+        op = _COMPARE.get(type(node.ops[0])) if len(node.ops) == 1 else None
+        a, b = _number(node.left), _number(node.comparators[0])
+        if a is None or b is None or op is None:
             return node
         return _constant_like(node, op, a, b)
 
