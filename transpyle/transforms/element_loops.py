@@ -339,12 +339,15 @@ class ElementLoops:
         if not isinstance(base, Kind) or not is_operand(node):
             return None
         parts = subscript_parts(node)
-        if len(parts) > base.ndim:
+        new_axes = sum(1 for p in parts if isinstance(p, gast.Constant) and p.value is None)
+        if len(parts) - new_axes > base.ndim:
             return None
         for p in parts:
-            if not isinstance(p, gast.Slice) and not self.integer(p):
+            if not isinstance(p, gast.Slice) and not self.integer(p) and not \
+                    (isinstance(p, gast.Constant) and p.value is None):
                 return None
-        return base.ndim - sum(1 for p in parts if not isinstance(p, gast.Slice))
+        return base.ndim + new_axes - sum(1 for p in parts if not isinstance(p, gast.Slice) and
+                                          not (isinstance(p, gast.Constant) and p.value is None))
 
     def integer(self, node):
         if isinstance(node, gast.Constant):
