@@ -98,7 +98,7 @@ class Recording:
                 old, f = left.id, right
                 part = gast.dump(t.slice)
                 if old == x:
-                    ok = part == whole
+                    ok = part == whole and x not in self.single_use     # bx exists before the increment
                 else:
                     od = defs.get(old)
                     ok = od is not None and old in self.views and isinstance(od.value, gast.Subscript) and \
