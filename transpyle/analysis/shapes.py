@@ -24,7 +24,7 @@ shape of an operand (``witness``); ``element_loops`` asks which operands have th
 """
 import gast
 
-from ..base.ast_utils import dotted, is_empty_declaration, is_index_scalar, loaded_names, stored_names
+from ..base.ast_utils import dotted, is_empty_declaration, is_index_scalar, is_new_axis, loaded_names, stored_names
 from ..base.kinds import Kind
 from ..rules.primitives import lookup
 from .aliases import TARGET_SHAPED_ATTR
@@ -207,7 +207,7 @@ class Shapes:
         parts = index.elts if isinstance(index, gast.Tuple) else [index]
         out, axis = [], 0
         for part in parts:
-            if isinstance(part, gast.Constant) and part.value is None:
+            if is_new_axis(part):
                 out.append(ONE)            # a new axis
                 continue
             if axis >= len(base):

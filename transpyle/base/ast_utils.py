@@ -133,6 +133,11 @@ def is_basic_part(node):
                else is_index_scalar(p) for p in subscript_parts(node))
 
 
+def is_new_axis(part):
+    """A ``None`` (``np.newaxis``) among a subscript's parts: a new axis of length one."""
+    return isinstance(part, gast.Constant) and part.value is None
+
+
 def has_slice(node):
     return any(isinstance(p, gast.Slice) for p in subscript_parts(node))
 

@@ -10,7 +10,7 @@ import copy
 import gast
 import numpy as np
 
-from ..base.ast_utils import dotted, is_basic_part, is_empty_declaration, name, subscript_parts
+from ..base.ast_utils import dotted, is_basic_part, is_empty_declaration, is_new_axis, name, subscript_parts
 from ..base.kinds import Kind
 from .fuse import _MATH
 
@@ -89,17 +89,13 @@ def operands(node):
 def is_operand(node):
     """A name, or a basic part of one (``u[1:-1]``, ``x[i, :k + 1]``), new axes allowed (``w[:, None]``)."""
     if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) and \
-            any(_new_axis(p) for p in subscript_parts(node)):
-        parts = [p for p in subscript_parts(node) if not _new_axis(p)]
+            any(is_new_axis(p) for p in subscript_parts(node)):
+        parts = [p for p in subscript_parts(node) if not is_new_axis(p)]
         if not parts:
             return False
         node = gast.Subscript(value=node.value, slice=parts[0] if len(parts) == 1 else
                               gast.Tuple(elts=parts, ctx=gast.Load()), ctx=gast.Load())
     return isinstance(node, gast.Name) or is_basic_part(node)
-
-
-def _new_axis(part):
-    return isinstance(part, gast.Constant) and part.value is None
 
 
 def sum_of(value):

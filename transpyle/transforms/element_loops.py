@@ -31,7 +31,7 @@ import os
 import gast
 
 from ..analysis.shapes import Shapes
-from ..base.ast_utils import is_comment, name, parse_expr, subscript_parts, to_source
+from ..base.ast_utils import is_comment, is_new_axis, name, parse_expr, subscript_parts, to_source
 from ..base.code_size import LONG_FUNCTION_STATEMENTS, statements
 from ..base.kinds import Kind
 from ..base.naming import ELEMENT_INDEX, ELEMENT_LOCALS
@@ -143,7 +143,7 @@ class ElementLoops:
             dest, start = target.id, [assign_to(target.id, parse_expr(f"np.zeros({shape_of.id}.shape, np.float64)"))]
             hoisted = []
         elif isinstance(op, gast.Add) and same_memory(shape_of, target) and \
-                float_array(self.kinds.get(target.id if isinstance(target, gast.Name) else target.value.id)):
+                float_array(self.kinds.get(array_of(target))):
             if isinstance(target, gast.Name):
                 dest, hoisted = target.id, []
             else:
@@ -169,9 +169,9 @@ class ElementLoops:
             if axes is None:
                 return None
             checks = checks + compared
-        roots = {self.roots.get(leaf.id if isinstance(leaf, gast.Name) else leaf.value.id)
+        roots = {self.roots.get(array_of(leaf))
                  for leaf, _, r in leaves.values() if r}
-        mine = self.roots.get(target.id if isinstance(target, gast.Name) else target.value.id)
+        mine = self.roots.get(array_of(target))
         if not start and (mine is None or None in roots or mine in roots):
             return None         # an operand may read what the loop adds into
         return hoisted + more, checks, start + self.loops(like, rank, lambda ix: [
@@ -339,15 +339,13 @@ class ElementLoops:
         if not isinstance(base, Kind) or not is_operand(node):
             return None
         parts = subscript_parts(node)
-        new_axes = sum(1 for p in parts if isinstance(p, gast.Constant) and p.value is None)
+        new_axes = sum(1 for p in parts if is_new_axis(p))
+        indices = sum(1 for p in parts if not isinstance(p, gast.Slice) and not is_new_axis(p))
         if len(parts) - new_axes > base.ndim:
             return None
-        for p in parts:
-            if not isinstance(p, gast.Slice) and not self.integer(p) and not \
-                    (isinstance(p, gast.Constant) and p.value is None):
-                return None
-        return base.ndim + new_axes - sum(1 for p in parts if not isinstance(p, gast.Slice) and
-                                          not (isinstance(p, gast.Constant) and p.value is None))
+        if not all(isinstance(p, gast.Slice) or is_new_axis(p) or self.integer(p) for p in parts):
+            return None
+        return base.ndim + new_axes - indices
 
     def integer(self, node):
         if isinstance(node, gast.Constant):
@@ -377,7 +375,7 @@ class ElementLoops:
         for leaf, _, axes in leaves.values():
             if not axes or same_memory(leaf, dest):
                 continue
-            other = self.roots.get(leaf.id if isinstance(leaf, gast.Name) else leaf.value.id)
+            other = self.roots.get(array_of(leaf))
             if root is None or other is None or other == root:
                 return True
         return False
@@ -393,6 +391,11 @@ class ElementLoops:
                               iter=parse_expr(f"range({extent_of}.shape[{k}])"), body=stmts, orelse=[],
                               type_comment=None)]
         return stmts
+
+
+def array_of(node):
+    """The name of the array an operand or a target reads: ``x`` of ``x`` and of ``x[part]``."""
+    return node.id if isinstance(node, gast.Name) else node.value.id
 
 
 def stretched_axes(shape, loop_shape, rank):
