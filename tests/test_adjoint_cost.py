@@ -92,6 +92,22 @@ def rank_one_updates(x, y):
     return np.sum(np.tanh(a))
 
 
+def rows_mixed_in_place(a0, c):
+    a = a0.copy()
+    for r in range(a.shape[0]):               # the bound reads only a's shape, which the writes keep
+        for q in range(1, a.shape[1]):
+            a[r, q, :] = a[r, q - 1, :] @ c
+    return np.sum(a * a)
+
+
+def gauss_seidel(u0):
+    u = u0.copy()
+    for _ in range(2):
+        for i in range(1, u.shape[0] - 1):
+            u[i] = 0.5 * (u[i - 1] + u[i + 1]) + 0.1 * u[i] * u[i]    # nonlinear: u[i] is still saved
+    return np.sum(u * u)
+
+
 def broadcast_rows(x, row):
     return np.sum(np.exp(0.1 * (x - row)) * x)
 
@@ -117,6 +133,8 @@ CASES = [
     (broadcast_rows, lambda r, n: (r.normal(size=(n, 4)), r.normal(size=1))),
     (broadcast_rows, lambda r, n: (r.normal(size=(n, 1)), r.normal(size=4))),
     (softmax_loss, lambda r, n: (r.normal(size=n),)),
+    (rows_mixed_in_place, lambda r, n: (r.normal(size=(2, n, 3)), r.normal(size=(3, 3)))),
+    (gauss_seidel, lambda r, n: (r.normal(size=n),)),
 ]
 
 
@@ -157,6 +175,12 @@ def test_accumulation_and_covariance_save_nothing_of_their_outputs():
 def test_values_read_and_overwritten_are_still_saved():
     # the adjoint of sin reads u[:-2], which the next iteration overwrites
     assert "tape_push" in _shown(nonlinear_update, "f8[:]")
+    assert "_tape_u" in _shown(gauss_seidel, "f8[:]")
+
+
+def test_a_loop_bound_by_an_arrays_shape_does_not_save_its_writes():
+    # the reversed range(a.shape[0]) reads a's shape, not its values
+    assert "tape" not in _shown(rows_mixed_in_place, "f8[:, :, :]; f8[:, :]")
 
 
 def test_elementwise_chain_is_one_loop_with_no_temporaries():

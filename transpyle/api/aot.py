@@ -29,7 +29,7 @@ from .aot_source import batched_kinds, source_digest, load_source_module, module
 MODES = ("primal", "grad", "value_and_grad", "vjp", "jvp", "jacfwd", "jacrev", "hessian", "vmap")
 
 # names of the numba-only machinery in the runtime modules: left out of the numpy backend's copy
-_NUMBA_ONLY = {"numba", "types", "overload", "register_jitable"}
+_NUMBA_ONLY = {"numba", "types", "overload", "register_jitable", "intrinsic", "ir", "cgutils"}
 
 
 def _runtime_source(backend, generated_text):
@@ -68,7 +68,7 @@ def _numpy_part(body):
     for stmt in body:
         names = {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name)}
         names |= {a.asname or a.name for a in getattr(stmt, "names", [])}
-        if isinstance(stmt, ast.ImportFrom) and (stmt.module or "").startswith("numba") or names & dropped:
+        if isinstance(stmt, ast.ImportFrom) and (stmt.module or "").startswith(("numba", "llvmlite")) or names & dropped:
             # the names it defines at the top level (the locals of a dropped function are not)
             targets = stmt.targets if isinstance(stmt, ast.Assign) else []
             dropped |= {getattr(stmt, "name", "")} | {t.id for target in targets for t in ast.walk(target)

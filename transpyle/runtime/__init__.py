@@ -10,7 +10,7 @@ calls; ``scans`` (NumPy's ufunc methods: accumulate, outer, at), ``binning`` (hi
 covariance), ``diagonals`` (diagonals along two axes and their adjoint) and ``along_axis`` (gathers, scatters
 and sorting positions along one axis: np.take_along_axis, np.sort).
 ``special_functions`` holds erf, gammaln and its derivatives, elementwise; ``dynamic_slices`` lax.dynamic_slice
-and dynamic_update_slice.
+and dynamic_update_slice; ``elementary`` exp and tanh of numbers in a form LLVM vectorizes (element loops call them).
 
 The modules import only numpy, numba and the runtime modules listed before them in ``MODULES`` (by
 relative imports of their private names), so ``transpyle compile`` can copy the ones a generated module
@@ -31,11 +31,12 @@ from .diagonals import *  # noqa: F401,F403
 from .along_axis import *  # noqa: F401,F403
 from .special_functions import *  # noqa: F401,F403
 from .dynamic_slices import *  # noqa: F401,F403
+from .elementary import *  # noqa: F401,F403
 from .collectives import *  # noqa: F401,F403  (markers only: not in MODULES, never compiled)
 from . import (along_axis, axis_reductions, batching, binning, core, diagonals, exclusive_products, indexing,  # noqa: F401
                linalg, products, random_bits, random_draws, scans, special_functions,
-               dynamic_slices)
+               dynamic_slices, elementary)
 
 #: the modules, in the order a compiled module holds them
 MODULES = (core, axis_reductions, exclusive_products, random_bits, random_draws, linalg, products, batching, indexing,
-           scans, binning, diagonals, along_axis, special_functions, dynamic_slices)
+           scans, binning, diagonals, along_axis, special_functions, dynamic_slices, elementary)

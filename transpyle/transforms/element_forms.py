@@ -10,8 +10,9 @@ import copy
 import gast
 import numpy as np
 
-from ..base.ast_utils import dotted, is_basic_part, is_empty_declaration, is_new_axis, name, subscript_parts
+from ..base.ast_utils import attr_chain, dotted, is_basic_part, is_empty_declaration, is_new_axis, name, subscript_parts
 from ..base.kinds import Kind
+from ..runtime.elementary import VECTOR_FORMS
 from .fuse import _MATH
 
 #: calls whose result is a new buffer
@@ -25,8 +26,9 @@ _ARGUMENTS = "<arguments>"
 
 # ---- expressions ------------------------------------------------------------------------------------
 def rewrite(node, leaves, ix):
-    """A copy of ``node`` with each operand in ``leaves`` read at its axes of the loop indices ``ix``, and
-    an outer product the product of its operands' elements."""
+    """A copy of ``node`` with each operand in ``leaves`` read at its axes of the loop indices ``ix``, an
+    outer product the product of its operands' elements, and a function of numbers that the runtime has
+    in a vectorizable form (``runtime.elementary``) called in that form."""
     if id(node) in leaves:
         _, local, axes = leaves[id(node)]
         return element_at(local, index_at(axes, ix), load=True) if axes else name(local)
@@ -39,6 +41,8 @@ def rewrite(node, leaves, ix):
             setattr(new, field, rewrite(old, leaves, ix))
         elif isinstance(old, list):
             setattr(new, field, [rewrite(v, leaves, ix) if isinstance(v, gast.AST) else v for v in old])
+    if isinstance(node, gast.Call) and dotted(node.func) in VECTOR_FORMS:
+        new.func = attr_chain(VECTOR_FORMS[dotted(node.func)])
     return new
 
 

@@ -65,13 +65,16 @@ class AdjointSweep:
         if isinstance(s, gast.Assign):
             self.block_reads[id(s)] = adjoint_reads(block, primal, self.fixed_shape)
             return
-        header = {gast.For: lambda: loaded_names(s.iter), gast.While: lambda: {s.counter},
-                  gast.If: lambda: {s.test.id}}.get(type(s), lambda: None)()
-        if header is None:          # pass, and other statements with no adjoint
+        if isinstance(s, gast.For):
+            # the reversed range reads its bounds: ``range(x.shape[0])`` reads only x's shape
+            header = adjoint_reads([gast.Expr(value=s.iter)], primal, self.fixed_shape)
+        elif isinstance(s, (gast.While, gast.If)):
+            decision = s.counter if isinstance(s, gast.While) else s.test.id
+            header = {(VALUE, decision)} if decision in primal else set()
+        else:                       # pass, and other statements with no adjoint
             return
         before = block[:-1] if block else []
-        self.header_reads[id(s)] = adjoint_reads(before, primal, self.fixed_shape) | \
-            {(VALUE, n) for n in header if n in primal}
+        self.header_reads[id(s)] = adjoint_reads(before, primal, self.fixed_shape) | header
 
     def adjoint_of(self, s, depth):
         block = self._adjoint_of(s, depth)
