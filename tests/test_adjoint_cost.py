@@ -108,6 +108,24 @@ def gauss_seidel(u0):
     return np.sum(u * u)
 
 
+def shrinking(x):
+    total = 0.0
+    for _ in range(3):
+        for i in range(x.shape[0]):
+            total += x[i] * x[i]
+        x = x[1:] * 2.0                       # rebinds the argument to a shorter array, in the loop
+    return total
+
+
+def regrown(x, w):
+    y = x[1:]
+    for _ in range(2):
+        y = np.tanh(y * w[0])
+        y = np.concatenate((y, x[:1])) * w[1]     # two definitions of two shapes
+        y = y[1:]
+    return np.sum(y * y)
+
+
 def broadcast_rows(x, row):
     return np.sum(np.exp(0.1 * (x - row)) * x)
 
@@ -135,6 +153,8 @@ CASES = [
     (softmax_loss, lambda r, n: (r.normal(size=n),)),
     (rows_mixed_in_place, lambda r, n: (r.normal(size=(2, n, 3)), r.normal(size=(3, 3)))),
     (gauss_seidel, lambda r, n: (r.normal(size=n),)),
+    (shrinking, lambda r, n: (r.normal(size=n + 3),)),
+    (regrown, lambda r, n: (r.normal(size=n), r.normal(size=2))),
 ]
 
 

@@ -16,7 +16,7 @@ from collections import Counter
 
 import gast
 
-from ..base.ast_utils import loaded_names, stored_names
+from ..base.ast_utils import is_empty_declaration, loaded_names, name, stored_names
 from ..base.kinds import Kind
 from ..rules.primitives import lookup
 from .activity import assignments
@@ -194,16 +194,20 @@ class Recording:
         """Arrays whose values all have one shape: the arguments, and names whose every definition
         computes that shape from such arrays and from numbers that no loop changes (a temporary
         ``_t = u[1:-1] + k * v`` in a loop). Names defined from themselves with a new shape
-        (``y = np.concatenate((y, z))``) never get in: the set grows from the arguments only."""
+        (``y = np.concatenate((y, z))``) never get in: the set grows from the arguments only. A name
+        defined by several statements, or an argument rebound in a loop, is in only where the symbolic
+        shapes (``self.shapes``) prove all its values have one shape (``x = x[1:] * 2.0`` is not)."""
         varying = set()
         for loop in (n for n in gast.walk(gast.Module(body=self.tree.body, type_ignores=[]))
                      if isinstance(n, (gast.For, gast.While))):
             varying |= {v for v in stored_names([loop]) if not (isinstance(self.kind(v), Kind) and self.kind(v).is_array)}
-        fixed = {a.id for a in self.tree.args.args if isinstance(self.kind(a.id), Kind) and self.kind(a.id).is_array}
         defs = {}
         for st in assignments(self.tree.body):
             if isinstance(st.targets[0], gast.Name):
                 defs.setdefault(st.targets[0].id, []).append(st)
+        arguments = {a.id for a in self.tree.args.args}
+        fixed = {a for a in arguments if isinstance(self.kind(a), Kind) and self.kind(a).is_array and
+                 (a not in defs or self.shapes.known(name(a)) is not None)}
 
         def is_array(v):
             return isinstance(self.kind(v), Kind) and self.kind(v).is_array
@@ -229,7 +233,10 @@ class Recording:
         while grown:
             grown = False
             for v, stmts in defs.items():
-                if v not in fixed and is_array(v) and all(same_shape(st.value) for st in stmts):
+                if v not in fixed and v not in arguments and is_array(v) and \
+                        all(same_shape(st.value) for st in stmts) and \
+                        (len([st for st in stmts if not is_empty_declaration(st.value)]) <= 1 or
+                         self.shapes.known(name(v)) is not None):
                     fixed.add(v)
                     grown = True
         return fixed

@@ -2,7 +2,8 @@
 
 Each axis length is a term:
 - ``("axis", arg, k, c)`` is ``max(0, n + c)`` where ``n`` is the length of axis ``k`` of the argument
-  ``arg`` (arguments never change shape). Slices with constant bounds shift the offset (``u[1:-1]`` of
+  ``arg`` as the function receives it (an argument rebound in a loop keeps the term only where every
+  value it is given has that shape). Slices with constant bounds shift the offset (``u[1:-1]`` of
   an argument of length n has ``n - 2``, as have ``u[:-2]`` and ``u[2:]``);
 - ``("span", term, lower, upper)``: a slice with computed bounds (``a[:i + 1]``, ``x[k:k + m]``) of an
   axis of length ``term``, the bounds written as their source (index arithmetic of integer names);
@@ -47,17 +48,20 @@ class Shapes:
         self.kinds = kinds
         self.of = {}
         self.witnesses = {}
-        self.arguments = {a.id for a in tree.args.args}
+        initial = {}
         for a in tree.args.args:
             kind = kinds.get(a.id)
             if isinstance(kind, Kind):
-                self.of[a.id] = tuple(("axis", a.id, k, 0) for k in range(kind.ndim))
+                initial[a.id] = self.of[a.id] = tuple(("axis", a.id, k, 0) for k in range(kind.ndim))
         self.positions = _Positions(tree)
         defs = {}
         for s in assignments(tree.body):
             t = s.targets[0]
-            if isinstance(t, gast.Name) and t.id not in self.of and not is_empty_declaration(s.value):
+            if isinstance(t, gast.Name) and not is_empty_declaration(s.value):
                 defs.setdefault(t.id, []).append(s.value)
+        # an argument rebound in a loop (normalize renames the others) keeps its shape only where every
+        # value it is given has the argument's shape; only one never rebound stands for its values
+        self.arguments = {a.id for a in tree.args.args} - set(defs)
         # optimistic fixed point: a name not yet known is left out; a name whose definitions disagree,
         # or one of which is unknown, becomes unknown for good
         unknown = set()
@@ -67,7 +71,8 @@ class Shapes:
             for v, values in defs.items():
                 if v in unknown:
                     continue
-                shapes = [self.shape_of(value) for value in values]
+                shapes = [initial[v]] if v in initial else []
+                shapes += [self.shape_of(value) for value in values]
                 if any(s is _PENDING for s in shapes):
                     if v not in self.of:
                         continue
@@ -113,7 +118,7 @@ class Shapes:
     def witness(self, var):
         """A basic part of an argument (``a[:i + 1, k]``) that has the shape of ``var`` where ``var`` is
         read, followed through the elementwise operations that define it; else None. Taking it again
-        costs nothing and keeps nothing: an argument is never rebound."""
+        costs nothing and keeps nothing: ``arguments`` holds only those never rebound."""
         target = self.of.get(var)
         seen = set()
         while target is not None and None not in target and var not in seen:
