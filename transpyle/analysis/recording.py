@@ -65,10 +65,12 @@ class Recording:
         return single
 
     def find_increments(self, body):
-        """Stores that end an increment ``x[part] += f`` (``old = x[part]; v = old + f; x[part] = v``, or
-        ``v = x + f; x[:] = v`` for a whole array): {id(store): (v, old)}. The cotangent of the part
-        passes through unchanged, so the store's adjoint binds ``b_v`` as a view of the part of ``bx``
-        (no copy, no clearing, no adding back) and ``v``'s adjoint passes nothing to ``old``. Only where
+        """Stores that end an increment ``x[part] += f`` or ``x[part] -= f`` (``old = x[part]; v = old + f;
+        x[part] = v``, or ``v = x + f; x[:] = v`` for a whole array): {id(store): (v, old)}. The cotangent
+        of the part passes through unchanged, so the store's adjoint binds ``b_v`` as a view of the part of
+        ``bx`` (no copy, no clearing, no adding back) and ``v``'s adjoint passes nothing to ``old``: ``old``
+        is a view followed as one, or a part read once (by ``v``) whose own adjoint then has nothing to
+        add (``passed_parts``). Only where
         nothing could write into ``bx`` while that view is read: ``v`` is read once, by the store; ``f``,
         when its cotangent is set from the view (read once), is defined in the same block with no
         statement from there to the increment reading the buffer of ``x``."""
@@ -101,7 +103,8 @@ class Recording:
                     ok = part == whole and x not in self.single_use     # bx exists before the increment
                 else:
                     od = defs.get(old)
-                    ok = od is not None and old in self.views and isinstance(od.value, gast.Subscript) and \
+                    ok = od is not None and (old in self.views or old in self.single_use) and \
+                        isinstance(od.value, gast.Subscript) and \
                         isinstance(od.value.value, gast.Name) and od.value.value.id == x and \
                         gast.dump(od.value.slice) == part and index[id(od)] < index[id(d)] and \
                         not stored_names(stmts[index[id(od)] + 1:k]) & loaded_names(t.slice)
@@ -121,6 +124,11 @@ class Recording:
                 found[id(st)] = (v, old)
         visit(body)
         return found
+
+    def passed_parts(self):
+        """The parts ``old = x[part]`` read once, by an increment (``find_increments``), that are not
+        followed as views: their cotangent stays in ``bx``, so their own adjoint adds nothing."""
+        return {old for _, old in self.increments.values() if old not in self.views and old in self.single_use}
 
     # ---- values that need no tape -------------------------------------------------------------------
     def find_cheap_values(self):
