@@ -2,7 +2,8 @@
 
 Each axis length is a term:
 - ``("axis", arg, k, c)`` is ``max(0, n + c)`` where ``n`` is the length of axis ``k`` of the argument
-  ``arg`` as the function receives it (an argument rebound in a loop keeps the term only where every
+  ``arg`` as the function receives it (where the code is specialized on which argument axes have equal
+  lengths, ``base.kinds.equal_axes``, an axis is named by the first argument axis of its length) (an argument rebound in a loop keeps the term only where every
   value it is given has that shape). Slices with constant bounds shift the offset (``u[1:-1]`` of
   an argument of length n has ``n - 2``, as have ``u[:-2]`` and ``u[2:]``);
 - ``("span", term, lower, upper)``: a slice with computed bounds (``a[:i + 1]``, ``x[k:k + m]``) of an
@@ -10,8 +11,9 @@ Each axis length is a term:
 - ``ONE``: an axis of length one, as reductions with ``keepdims=True`` and ``x[:, None]`` make.
 
 An integer index drops the axis, and an elementwise operation has the broadcast of its operands'
-shapes (a number changes nothing, an axis of length one takes the other operands' length). Anything
-else (a shape read from data, a reshape) is unknown (``None``), and unknown never equals anything.
+shapes (a number changes nothing, an axis of length one takes the other operands' length). An array
+made with a shape of axis lengths (``np.zeros((ny, nx))`` with ``ny, nx = u.shape``, each length name
+defined once) has those axes. Anything else (a shape read from data, a reshape) is unknown (``None``), and unknown never equals anything.
 
 A span term is only as good as the names in its bounds: it holds for a name defined once whose every
 read comes later in the block of its definition (or blocks nested there) with nothing between that
@@ -44,15 +46,19 @@ ONE = ("one",)
 class Shapes:
     """Symbolic shapes of the names of ``tree`` (a normalized ``FunctionDef``) with ``kinds``."""
 
-    def __init__(self, tree, kinds):
+    def __init__(self, tree, kinds, lengths=None):
+        """``lengths``: the equal argument axes the code is specialized for (``Context.arg_lengths``)."""
         self.kinds = kinds
+        lengths = lengths or {}
         self.of = {}
         self.witnesses = {}
         initial = {}
         for a in tree.args.args:
             kind = kinds.get(a.id)
             if isinstance(kind, Kind):
-                initial[a.id] = self.of[a.id] = tuple(("axis", a.id, k, 0) for k in range(kind.ndim))
+                # an axis is named by the first argument axis of its length where the code is specialized
+                axes = lengths.get(a.id) or tuple((a.id, k) for k in range(kind.ndim))
+                initial[a.id] = self.of[a.id] = tuple(("axis", arg, k, 0) for arg, k in axes)
         self.positions = _Positions(tree)
         defs = {}
         for s in assignments(tree.body):
@@ -62,6 +68,8 @@ class Shapes:
         # an argument rebound in a loop (normalize renames the others) keeps its shape only where every
         # value it is given has the argument's shape; only one never rebound stands for its values
         self.arguments = {a.id for a in tree.args.args} - set(defs)
+        # integers defined once as an axis length (``ny, nx = u.shape``): np.zeros((ny, nx)) has u's shape
+        self.lengths = {v: values[0] for v, values in defs.items() if len(values) == 1 and _is_axis_length(values[0])}
         # optimistic fixed point: a name not yet known is left out; a name whose definitions disagree,
         # or one of which is unknown, becomes unknown for good
         unknown = set()
@@ -166,6 +174,8 @@ class Shapes:
             if func in _MADE_WITH_SHAPE and isinstance(shape, gast.Attribute) and shape.attr == "shape" and \
                     isinstance(shape.value, gast.Name):
                 return self.name_shape(shape.value)        # np.zeros(x.shape), np.empty(x.shape, np.float64)
+            if func in _MADE_WITH_SHAPE:
+                return self.given_shape(shape)            # np.zeros((ny, nx)) with ny, nx = u.shape
             if func == "rt.unbroadcast" and len(value.args) == 2:
                 return self.shape_of(value.args[1])
         if isinstance(value, gast.BinOp) and isinstance(value.op, gast.MatMult) or \
@@ -188,6 +198,26 @@ class Shapes:
         if any(s is _PENDING for s in shapes):
             return _PENDING
         return _broadcast(shapes)
+
+    def given_shape(self, shape):
+        """The shape written as a tuple of (or one) integer names each defined once as an axis length
+        (``n = x.shape[0]``), else None."""
+        terms = []
+        for n in shape.elts if isinstance(shape, gast.Tuple) else [shape]:
+            kind = self.kinds.get(n.id) if isinstance(n, gast.Name) else None
+            if n.id not in self.lengths if isinstance(n, gast.Name) else True:
+                return None
+            if not (isinstance(kind, Kind) and kind.ndim == 0 and kind.dtype.startswith("int")):
+                return None
+            read = self.lengths[n.id]
+            whole = self.name_shape(read.value.value)
+            if whole is _PENDING or whole is None:
+                return whole
+            k = read.slice.value
+            if not -len(whole) <= k < len(whole):
+                return None
+            terms.append(whole[k])
+        return tuple(terms)
 
     def reduced_shape(self, bound):
         """``np.sum(x, axis=k, keepdims=...)``: x's shape with axis k dropped, or of length one."""
@@ -323,6 +353,13 @@ def _bound_names(shape):
                 out |= key[1] if key is not None else set()
             term = term[1]
     return out
+
+
+def _is_axis_length(value):
+    """``x.shape[k]`` for a name ``x`` and a constant integer ``k``."""
+    return isinstance(value, gast.Subscript) and isinstance(value.value, gast.Attribute) and \
+        value.value.attr == "shape" and isinstance(value.value.value, gast.Name) and \
+        isinstance(value.slice, gast.Constant) and type(value.slice.value) is int
 
 
 def _key(node):

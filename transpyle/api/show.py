@@ -8,7 +8,7 @@ from . import pytrees as flat
 from .. import pipeline
 from ..base.errors import TranspileError
 from ..pipeline.modes import check_after
-from ..base.kinds import parse_kind
+from ..base.kinds import equal_axes, parse_kind
 from .aot_source import batched_kinds
 from .argument_kinds import resolved_kinds
 from .functional import _flat_function
@@ -54,9 +54,11 @@ def generate(fun, mode="grad", argnums=0, args=None, kinds=None, has_aux=False, 
                                                                            holomorphic, in_axes)
     if treedefs is not None and mode == "vmap":
         in_axes = flat.leaf_in_axes(in_axes, treedefs)
+    # example arrays give the code a call with them compiles: specialized on their equal axes
+    lengths = equal_axes(args) if args is not None and kinds is None else None
     return pipeline.transform(fun, mode, nums, arg_kinds, has_aux, tuple_argnums, after=after,
                               holomorphic=holomorphic, in_axes=in_axes, out_axes=out_axes, strategy=strategy,
-                              label=label)
+                              label=label, lengths=lengths)
 
 
 def show(fun, mode="grad", argnums=0, args=None, kinds=None, has_aux=False, after=None, holomorphic=False,

@@ -23,7 +23,7 @@ from ..backends.cache import load_module
 from ..base.arrays import Array, as_array, plain
 from ..base.errors import TranspileError
 from ..frontend.source import FunctionSource, read_function
-from ..base.kinds import kind_of_value
+from ..base.kinds import equal_axes, kind_of_value
 
 
 def _normalize_argnums(fun, argnums):
@@ -181,7 +181,10 @@ def _lanes(backend):
 
 
 class Transformed:
-    """A function transformed by one transform; compiled lazily per argument kinds."""
+    """A function transformed by one transform; compiled lazily per argument kinds, and per which axes of
+    the arguments have equal lengths (``base.kinds.equal_axes``) where ``specializes_lengths``."""
+
+    specializes_lengths = True
 
     def __init__(self, fun, mode, argnums=0, has_aux=False, backend=None, holomorphic=False):
         if not callable(fun) and not isinstance(fun, FunctionSource):
@@ -236,7 +239,8 @@ class Transformed:
         arguments must reach the caller's arrays)."""
         kinds = _kinds(args, self.fun)
         backend = self.backend_name
-        key = (kinds, backend, tuple(_ct_key(e) for e in extra), flat.static_key(static))
+        lengths = equal_axes(args) if self.specializes_lengths else None
+        key = (kinds, backend, tuple(_ct_key(e) for e in extra), flat.static_key(static), lengths)
         entry = self._compiled.get(key)
         given = tuple(args) + tuple(extra)
         wider = call_errors.promoted(given) if entry is None and self.mode != "primal" else given
@@ -252,7 +256,7 @@ class Transformed:
         if entry is None:
             if self.mode != "primal":
                 self._check_argnums(len(args))
-            fname, tree, ctx = self._transform(kinds, static)
+            fname, tree, ctx = self._transform(kinds, static, lengths=lengths)
             text = spelled_for(backend, pipeline.module_source(tree, ctx), self.boundscheck)
             # a run that explains an error has modules of its own (a numba module's helpers are dispatchers)
             module = load_module(text + ("\n# run by the numpy backend to explain an error\n" if self._locating
@@ -260,7 +264,7 @@ class Transformed:
             getters = [getter for _, getter, _ in ctx.captured.values()]
             captured = tuple(g() for g in getters)
             try:
-                entry = self._compile(module, fname, args + captured + tuple(extra), ctx, kinds, static)
+                entry = self._compile(module, fname, args + captured + tuple(extra), ctx, kinds, static, lengths)
             except TranspileError as exc:
                 raise call_errors.with_precisions(exc, self.fun, args) from None
             if getters:
@@ -268,7 +272,7 @@ class Transformed:
             self._compiled[key] = entry
         return entry
 
-    def _compile(self, module, fname, args, ctx, kinds, static):
+    def _compile(self, module, fname, args, ctx, kinds, static, lengths=None):
         """The backend's callable for ``module.fname``. On the numba backend the NumPy backend answers
         while Numba compiles (or loads from the disk cache) in a thread (``tiers``).
         A Numba compile in this thread that runs past ``TRANSPYLE_COMPILE_WARN`` seconds warns at the
@@ -280,7 +284,7 @@ class Transformed:
         where = (getattr(self.fun, "__name__", fname), ctx.filename, ctx.source.tree.lineno)
 
         def numpy_stand_in():
-            _, np_tree, np_ctx = self._transform(kinds, static, lanes=_lanes("numpy"))
+            _, np_tree, np_ctx = self._transform(kinds, static, lanes=_lanes("numpy"), lengths=lengths)
             # its own module: the compile thread replaces the helpers of the numba one by dispatchers
             text = pipeline.module_source(np_tree, np_ctx) + "\n# run by the numpy backend while Numba compiles\n"
             return compile_function("numpy", load_module(text, fname), fname, args)
@@ -300,13 +304,15 @@ class Transformed:
             return tiers.Tiered(numba_compile, first_call, what, where[1:], writes_arguments=self.mode == "primal")
         return compile_guarded(numba_compile, where, fallback=numpy_stand_in if backend == "auto" else None)
 
-    def _transform(self, kinds, static=None, lanes="backend"):
+    def _transform(self, kinds, static=None, lanes="backend", lengths=None):
         """Run the pipeline for these argument kinds with this transform's settings; ``lanes`` (see
-        ``pipeline.transform``) follows the backend unless given."""
+        ``pipeline.transform``) follows the backend unless given; ``lengths``: the equal axes of the
+        arguments (``base.kinds.equal_axes``) the code may be specialized for."""
         argnums = tuple(n % len(kinds) for n in self.argnums) if kinds else ()
         lanes = _lanes(self.backend_name) if lanes == "backend" else lanes
         return pipeline.transform(self.fun, self.mode, argnums, kinds, self.has_aux, self.tuple_argnums,
-                                  holomorphic=self.holomorphic, static=static, lanes=lanes, **self.transform_options)
+                                  holomorphic=self.holomorphic, static=static, lanes=lanes, lengths=lengths,
+                                  **self.transform_options)
 
     def generated_function(self, kinds):
         """The generated Python function for argument ``kinds``: what a transform of this
@@ -336,7 +342,7 @@ class Transformed:
         # until an error is raised: a shape that does not fit is explained then, see ``_explained``)
         if not kwargs:
             try:
-                entry = self._fast[tuple(map(_fast_key, args))]
+                entry = self._fast[tuple(map(_fast_key, args)), self.specializes_lengths and equal_axes(args)]
             except (KeyError, TypeError):
                 pass
             else:
@@ -359,7 +365,7 @@ class Transformed:
         entry, out = self._run(self._entry(tuple(map(plain, args)), static=defaults), args)
         # without keywords, the number of arguments says which parameters keep their defaults
         if not kwargs and all(type(a) in _FAST_TYPES for a in args):
-            self._fast[tuple(map(_fast_key, args))] = entry
+            self._fast[tuple(map(_fast_key, args)), self.specializes_lengths and equal_axes(args)] = entry
         return out
 
     @staticmethod

@@ -23,10 +23,13 @@ class Vmapped(Transformed):
         self.in_axes, self.out_axes, self.strategy = in_axes, out_axes, strategy
         self.transform_options = {"in_axes": in_axes, "out_axes": out_axes}
 
-    def _transform(self, kinds, static=None, lanes="backend"):
+    specializes_lengths = False        # the code of one example serves any shapes
+
+    def _transform(self, kinds, static=None, lanes="backend", lengths=None):
         """Array lifting where asked, or by default on the numpy backend (whose loops are slow) when the
         function lifts; loop lifting otherwise (compiled loops: every construct, all cores), and always
-        for code another transform reads (``lanes=None``): the loop-lifting driver is inside the subset."""
+        for code another transform reads (``lanes=None``): the loop-lifting driver is inside the subset.
+        The code of one example serves any shapes (``lengths`` is not used)."""
         lanes = _lanes(self.backend_name) if lanes == "backend" else lanes
         strategy = self.strategy
         if strategy == "auto" or lanes is None:

@@ -75,6 +75,9 @@ class Context:
       a nested ``FunctionDef``, a ``DeferredCall``, or a ``CustomRule`` for functions with custom
       derivative rules), filled by ``resolve`` and consumed by ``inline``;
     - ``arg_kinds``/``kinds``: kinds of the arguments and, after ``infer``, of every variable;
+    - ``arg_lengths``: for array arguments of the call the code is compiled for, each axis as the first
+      argument axis of its length, ``(argument, axis)`` (``base.kinds.equal_axes``); empty where the code
+      must serve any shapes;
     - ``wrt``: names of the arguments differentiated; ``active``: variables carrying derivatives;
     - ``mode``/``options``: the transform and its options; ``stage``: the running pass;
     - ``captured``: module-level arrays the code reads, passed in as extra parameters;
@@ -92,6 +95,7 @@ class Context:
     functions: dict = field(default_factory=dict)
     arg_kinds: dict = field(default_factory=dict)
     kinds: dict = field(default_factory=dict)
+    arg_lengths: dict = field(default_factory=dict)
     wrt: tuple = ()
     active: set = field(default_factory=set)
     mode: str = "primal"

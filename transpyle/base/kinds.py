@@ -83,6 +83,16 @@ def kind_of_value(value):
     raise TypeError(f"unsupported argument type {type(value).__name__}")
 
 
+def equal_axes(values):
+    """Which axes of the array ``values`` have equal lengths: for each value, None (not an array) or, for
+    each of its axes, the position ``(value, axis)`` of the first axis of that length in argument order.
+    Compiled code is specialized on it as on the kinds (``analysis/shapes`` proves more shapes equal with
+    it), so it is part of the key that finds compiled code."""
+    first = {}
+    return tuple(tuple(first.setdefault(n, (i, k)) for k, n in enumerate(v.shape)) if isinstance(v, np.ndarray)
+                 else None for i, v in enumerate(values))
+
+
 def promote(*kinds):
     """The kind of an elementwise result: NumPy promotion on dtypes, max rank."""
     dtypes = [k.dtype for k in kinds]

@@ -44,14 +44,16 @@ def prepare(tree, unit, ctx):
 
 def transform(func, mode="grad", argnums=(0,), arg_kinds=(), has_aux=False, tuple_argnums=False, after=None,
               holomorphic=False, in_axes=0, out_axes=0, static=None, strategy="loop", lanes="loops",
-              forward_mode=False, label=None):
+              forward_mode=False, label=None, lengths=None):
     """Run the pipeline on ``func``; returns (function name, gast FunctionDef, Context). ``strategy``: how
     vmap is compiled (``STRATEGIES``); ``lanes``: how array-lifted code runs statements on batched numbers,
     ``"loops"`` (loops over the lanes, for Numba) or ``"arrays"`` (one NumPy operation each), ``"threads"``
     for the per-example code of CUDA kernels (one operation a statement: not fused), or None
     where the result is read by another transform (no array lifting: jacrev by rows); ``forward_mode``: grad and value_and_grad by forward mode, one jvp
     sweep per differentiated input (no tape); ``label``: the transform as the module's header names it
-    (``hessian`` for jacfwd over jacrev; by default the modes of the transforms stacked)."""
+    (``hessian`` for jacfwd over jacrev; by default the modes of the transforms stacked); ``lengths``: which
+    axes of the arguments have equal lengths in the calls the code serves (``base.kinds.equal_axes``), or
+    None for code that serves any shapes."""
     if mode not in MODES:
         raise TranspileError(f"unknown mode '{mode}'", hint="one of: " + ", ".join(MODES))
     full_kinds = tuple(arg_kinds)
@@ -80,6 +82,9 @@ def transform(func, mode="grad", argnums=(0,), arg_kinds=(), has_aux=False, tupl
         raise TranspileError(f"'{unit.name}' takes {len(params)} arguments, {len(arg_kinds)} given",
                              filename=unit.filename, lineno=tree.lineno, construct=f"def {unit.name}")
     ctx.arg_kinds = dict(zip(params, arg_kinds))
+    if lengths is not None and mode != "vmap":      # a vmap's kinds are those of one example
+        ctx.arg_lengths = {p: tuple((params[i], k) for i, k in axes)
+                           for p, axes in zip(params, lengths) if axes is not None}
     if mode != "primal" and jumps.returns_nothing(tree):
         raise jumps.returns_nothing_error(tree, ctx)
     ctx.wrt = tuple(params[i] for i in argnums) if mode not in ("primal", "vmap") else ()

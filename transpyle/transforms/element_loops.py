@@ -66,7 +66,7 @@ class ElementLoops:
 
     def __init__(self, fn, ctx):
         self.fn, self.ctx, self.kinds = fn, ctx, ctx.kinds
-        self.shapes = Shapes(fn, self.kinds)
+        self.shapes = Shapes(fn, self.kinds, self.ctx.arg_lengths)
         self.roots = buffer_roots(fn, self.kinds)
         self.index_names = []
 

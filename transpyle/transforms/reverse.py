@@ -97,7 +97,7 @@ class Reverse(PrimalSweep, AdjointSweep, Recording):
         self.decisions = {st.test.id for st in gast.walk(gast.Module(body=body, type_ignores=[]))
                           if isinstance(st, (gast.If, gast.While)) and isinstance(st.test, gast.Name)}
         self.defs = self.count_defs()
-        self.shapes = Shapes(tree, self.kinds)
+        self.shapes = Shapes(tree, self.kinds, self.ctx.arg_lengths)
         self.fixed_shape = self.find_fixed_shapes()
         self.single_use = self.find_single_uses(body, self.passes_value)
         self.increments = self.find_increments(body)
