@@ -135,6 +135,16 @@ def leapfrog_parts(ex0, hz0, w):
     return np.sum(hz * hz) + np.sum(ex * ex)
 
 
+def softmax_rows(z, w):
+    m = np.max(z, axis=1, keepdims=True)
+    e = np.exp(z - m)
+    return np.sum(e / np.sum(e, axis=1, keepdims=True) * w)
+
+
+def tanh_matvec(a, x):
+    return np.sum(np.tanh(a @ x))
+
+
 def broadcast_rows(x, row):
     return np.sum(np.exp(0.1 * (x - row)) * x)
 
@@ -163,6 +173,8 @@ CASES = [
     (rows_mixed_in_place, lambda r, n: (r.normal(size=(2, n, 3)), r.normal(size=(3, 3)))),
     (gauss_seidel, lambda r, n: (r.normal(size=n),)),
     (shrinking, lambda r, n: (r.normal(size=n + 3),)),
+    (softmax_rows, lambda r, n: (r.normal(size=(n, n + 2)), r.normal(size=(n, n + 2)))),
+    (tanh_matvec, lambda r, n: (r.normal(size=(n, n + 1)), r.normal(size=n + 1))),
     (leapfrog_parts, lambda r, n: (r.normal(size=(n, n + 1)), r.normal(size=(n, n + 1)), 1.5)),
     (regrown, lambda r, n: (r.normal(size=n), r.normal(size=2))),
 ]
@@ -237,6 +249,20 @@ def test_decrements_of_parts_leave_the_cotangent_in_place():
     # ex[:, 1:] -= f: the part's cotangent is neither copied nor cleared nor added back
     text = _shown(leapfrog_parts, "f8[:, :]; f8[:, :]; f8")
     assert "np.copy(bex" not in text and "bex[:, 1:] = 0.0" not in text
+
+
+def test_reductions_in_an_elementwise_adjoint_are_computed_first():
+    # np.max's adjoint g * (x == m) / rt.sum_axis(x == m, ...): the count first, then one loop
+    text = _shown(softmax_rows, "f8[:, :]; f8[:, :]")
+    assert re.search(r"_r\d+ = rt\.sum_axis\(z == m, 1, True\)", text)
+    assert re.search(r"bz\[_e0, _e1\] \+= bm\[_e0, 0\] \* \(z\[_e0, _e1\] == m\[_e0, 0\]\)", text)
+
+
+def test_a_computed_vector_of_an_outer_product_keeps_its_name():
+    # b_t1 = g * (1 - t * t) is computed once, and the rank-one update reads it in place
+    a, x = np.ones((4, 3)), np.ones(3)
+    text = transpyle.show(tanh_matvec, args=(a, x))
+    assert re.search(r"ba\[_e0, _e1\] \+= \w+\[_e0\] \* x\[_e1\]", text) and "np.outer" not in text.split("else")[0]
 
 
 def test_element_loops_can_be_switched_off(monkeypatch):

@@ -4,8 +4,8 @@ import re
 #: the loop indices of element loops (``transforms/element_loops``): ``_e0``, ``_e1``, ... by axis
 ELEMENT_INDEX = "_e"
 #: the names element loops take before their loops: views of operands and of the destination, elements
-#: read once, a new array for a result that overlaps its operands
-ELEMENT_LOCALS = ("_a", "_out", "_s", "_new")
+#: read once, a new array for a result that overlaps its operands, a reduction the loop reads
+ELEMENT_LOCALS = ("_a", "_out", "_s", "_new", "_r")
 #: a line of generated code that belongs to an element loop (or is an ``else:``)
 ELEMENT_LINE = re.compile(r"\b" + ELEMENT_INDEX + r"\d+\b|\brt\.conform\(|^\s*else:\s*$|^\s*(?:"
                           + "|".join(ELEMENT_LOCALS) + r")\d+ = ")

@@ -20,6 +20,7 @@ _FRESH = {"np.zeros", "np.ones", "np.empty", "np.full", "np.copy", "np.zeros_lik
           "np.empty_like", "np.full_like", "np.eye", "np.dot", "np.outer", "np.matmul",
           "rt.sum_axis", "rt.mean_axis", "rt.prod_axis", "rt.max_axis", "rt.min_axis"}
 _ARITHMETIC = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow, gast.FloorDiv, gast.Mod)
+_COMPARISONS = (gast.Eq, gast.NotEq, gast.Lt, gast.LtE, gast.Gt, gast.GtE)
 #: the root of every argument: a caller may pass the same array twice
 _ARGUMENTS = "<arguments>"
 
@@ -47,13 +48,16 @@ def rewrite(node, leaves, ix):
 
 
 def elementwise(node):
-    """Operators, NumPy ufuncs and ``math`` functions of names, numbers and basic parts."""
+    """Operators, comparisons, NumPy ufuncs and ``math`` functions of names, numbers and basic parts."""
     if is_operand(node) or isinstance(node, gast.Constant):
         return True
     if isinstance(node, gast.BinOp):
         return isinstance(node.op, _ARITHMETIC) and elementwise(node.left) and elementwise(node.right)
     if isinstance(node, gast.UnaryOp):
         return isinstance(node.op, (gast.USub, gast.UAdd)) and elementwise(node.operand)
+    if isinstance(node, gast.Compare):          # a mask in arithmetic (g * (x == m)): a bool per element
+        return len(node.ops) == 1 and isinstance(node.ops[0], _COMPARISONS) and elementwise(node.left) and \
+            elementwise(node.comparators[0])
     if _is_outer(node):
         return True
     if isinstance(node, gast.Call) and not node.keywords and isinstance(node.func, gast.Attribute) and \

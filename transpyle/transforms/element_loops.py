@@ -31,8 +31,9 @@ import os
 import gast
 
 from ..analysis.shapes import Shapes
-from ..base.ast_utils import is_comment, is_new_axis, name, parse_expr, subscript_parts, to_source
+from ..base.ast_utils import dotted, is_comment, is_new_axis, name, parse_expr, subscript_parts, to_source
 from ..base.code_size import LONG_FUNCTION_STATEMENTS, statements
+from ..base.errors import TranspileError
 from ..base.kinds import Kind
 from ..base.naming import ELEMENT_INDEX, ELEMENT_LOCALS
 from ..analysis.shapes import ONE
@@ -40,7 +41,11 @@ from .element_forms import (assign_to, buffer_roots, element_at, elementwise, fl
                             names_in, number_kind, operands, outer_operands, rewrite, same_memory, sum_of,
                             unbroadcast_of)
 
-OPERAND, OUT, ELEMENT, NEW = ELEMENT_LOCALS
+OPERAND, OUT, ELEMENT, NEW, REDUCED = ELEMENT_LOCALS
+
+
+#: reductions along an axis that an elementwise statement may read as an operand once computed first
+_HOISTED = {"rt.sum_axis", "rt.mean_axis", "rt.max_axis", "rt.min_axis", "rt.prod_axis"}
 
 
 def enabled():
@@ -95,6 +100,10 @@ class ElementLoops:
             target, value, op = s.target, s.value, s.op
         else:
             return None
+        reductions = self.hoisted_reductions(s, value)
+        if reductions:
+            lowered = self.statement(s)
+            return reductions + (lowered if lowered is not None else [s])
         shape_of = None
         if unbroadcast_of(value) is not None:
             # rt.unbroadcast(E, T) is E where E has T's shape: the loops run over T, and an operand of T's
@@ -120,6 +129,63 @@ class ElementLoops:
         # differ (an axis of length one broadcast), the statement runs as written
         test = parse_expr(" and ".join(checks))
         return hoisted + [gast.If(test=test, body=loops, orelse=[s])]
+
+    def hoisted_reductions(self, s, value):
+        """An elementwise value but for reductions along axes of elementwise operands (``bm * (x == m) /
+        rt.sum_axis(x == m, 1, True)``, as rules write them): each reduction becomes a statement of its
+        own before ``s`` (a pure call: computing it first changes nothing), and ``s`` reads its result
+        as an operand. Returns those statements (``s`` is changed) or [] where there is none to take out."""
+        if not isinstance(value, gast.AST) or elementwise(value):
+            return []
+        found = []
+
+        def visit(node, parent, field, index):
+            if isinstance(node, gast.Call) and dotted(node.func) in _HOISTED and not node.keywords and \
+                    elementwise(node.args[0]):
+                found.append((node, parent, field, index))
+                return
+            for f, child in gast.iter_fields(node):
+                if isinstance(child, gast.AST):
+                    visit(child, node, f, None)
+                elif isinstance(child, list):
+                    for k, c in enumerate(child):
+                        if isinstance(c, gast.AST):
+                            visit(c, node, f, k)
+        visit(value, None, None, None)
+        if not found:
+            return []
+        taken = []
+        for node, parent, field, index in found:
+            if parent is None:
+                return []       # the statement is the reduction itself
+            try:
+                kind = self.ctx.expr_kind(node)
+            except TranspileError:
+                return []       # names the kind inference never saw (a tangent made later): left as it is
+            if not isinstance(kind, Kind):
+                return []
+            local = self.ctx.namer.fresh(REDUCED)
+            self.kinds[local] = kind
+            self.roots[local] = local           # a reduction's result is a new array
+            shape = self.shapes.known(node)
+            if shape is not None:
+                self.shapes.of[local] = shape
+            taken.append((local, node, parent, field, index))
+        out = []
+        for local, node, parent, field, index in taken:
+            if index is None:
+                setattr(parent, field, name(local))
+            else:
+                getattr(parent, field)[index] = name(local)
+            out.append(gast.Assign(targets=[name(local, store=True)], value=node, type_comment=None))
+        if not elementwise(value):      # something else keeps it from being one loop: as it was
+            for local, node, parent, field, index in taken:
+                if index is None:
+                    setattr(parent, field, node)
+                else:
+                    getattr(parent, field)[index] = node
+            return []
+        return out
 
     def reduction(self, target, value, shape_of, op):
         """``v = rt.unbroadcast(E, T)`` and ``x += rt.unbroadcast(E, x)`` where E's shape is known to be
@@ -261,7 +327,10 @@ class ElementLoops:
                     return None
                 continue
             kind = self.leaf_kind(leaf)
-            if kind is None or kind.ndim == 0 and not number_kind(kind) or kind.ndim and kind.dtype != "float64":
+            # array operands of floats, or of integers (counts: rt.sum_axis(x == m, 1, True)); the target,
+            # checked by the caller, holds floats
+            if kind is None or kind.ndim == 0 and not number_kind(kind) or \
+                    kind.ndim and kind.dtype not in ("float64", "int64"):
                 return None
             if kind.ndim == 0:
                 if isinstance(leaf, gast.Subscript):      # an element, read once before the loop

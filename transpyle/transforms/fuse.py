@@ -133,6 +133,11 @@ def _put(stmt, var, value):
         if func in _SHAPE_ONLY and not isinstance(value, gast.Name) and \
                 any(isinstance(a, gast.Name) and a.id == var for a in n.args):
             return False
+        # an outer product reads each element of its arguments once per element of the other: a computed
+        # argument keeps its name (one pass), and the product stays a value element_loops reads in place
+        if func == "np.outer" and not _is_reference(value) and \
+                any(isinstance(a, gast.Name) and a.id == var for a in n.args):
+            return False
         if isinstance(n, gast.Call) and not isinstance(value, gast.Name) and \
                 (func or "").split(".")[0] not in ("np", "math") and func != "rt.unbroadcast" and \
                 any(isinstance(a, gast.Name) and a.id == var for a in n.args + [k.value for k in n.keywords]):
