@@ -83,3 +83,12 @@ def test_show_of_example_arguments_shows_the_specialized_code():
     assert "rt.conform" not in text
     general = transpyle.show(rows, kinds=("f8[:, :]", "f8[:, :]"))
     assert "where" not in general.splitlines()[0] and "rt.conform" in general
+
+
+def test_fast_entries_stay_bounded_across_many_shapes():
+    g = transpyle.grad(lambda x: np.sum(x * x), backend="numpy")
+    for n in range(1, 300):
+        x = np.linspace(0.0, 1.0, n)
+        np.testing.assert_allclose(g(x), 2 * x)
+        np.testing.assert_allclose(g(x), 2 * x)          # the fast path
+    assert len(g._fast) <= 256

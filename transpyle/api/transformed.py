@@ -77,13 +77,19 @@ def _signature(fun):
 _FAST_TYPES = (np.ndarray, Array, float, int, bool, np.float64, np.float32, np.int64, np.complex128, complex)
 
 
+#: the most argument types and shapes a transform keeps a fast entry for (others take the slow path once)
+FAST_ENTRIES = 256
+
+
 def _fast_key(a):
-    """A cheap stand-in for an argument's kind, used to find compiled code on later calls."""
+    """A cheap stand-in for an argument's kind, used to find compiled code on later calls. An array's
+    shape stands for which of its axes have the lengths of other arguments' axes, which compiled code is
+    specialized on (``base.kinds.equal_axes``): the same shapes have the same equal axes."""
     t = type(a)
     if t is np.ndarray:
-        return (a.dtype, a.ndim)
+        return (a.dtype, a.shape)
     if t is Array:
-        return (a.dtype, a.ndim, Array)
+        return (a.dtype, a.shape, Array)
     if t in _FAST_TYPES:
         return t
     raise TypeError
@@ -342,7 +348,7 @@ class Transformed:
         # until an error is raised: a shape that does not fit is explained then, see ``_explained``)
         if not kwargs:
             try:
-                entry = self._fast[tuple(map(_fast_key, args)), self.specializes_lengths and equal_axes(args)]
+                entry = self._fast[tuple(map(_fast_key, args))]
             except (KeyError, TypeError):
                 pass
             else:
@@ -365,7 +371,9 @@ class Transformed:
         entry, out = self._run(self._entry(tuple(map(plain, args)), static=defaults), args)
         # without keywords, the number of arguments says which parameters keep their defaults
         if not kwargs and all(type(a) in _FAST_TYPES for a in args):
-            self._fast[tuple(map(_fast_key, args)), self.specializes_lengths and equal_axes(args)] = entry
+            if len(self._fast) >= FAST_ENTRIES:
+                self._fast.clear()
+            self._fast[tuple(map(_fast_key, args))] = entry
         return out
 
     @staticmethod

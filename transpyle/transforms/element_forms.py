@@ -70,6 +70,40 @@ def elementwise(node):
     return False
 
 
+#: reductions along an axis that an elementwise statement may read as an operand once computed first
+_HOISTED = {"rt.sum_axis", "rt.mean_axis", "rt.max_axis", "rt.min_axis", "rt.prod_axis"}
+
+
+def reductions_inside(value):
+    """The reductions along an axis of elementwise operands inside ``value`` (not ``value`` itself), each
+    as (node, its place: parent, field, index or None), outermost first; [] where ``value`` is one."""
+    found = []
+
+    def visit(node, place):
+        if isinstance(node, gast.Call) and dotted(node.func) in _HOISTED and not node.keywords and \
+                node.args and elementwise(node.args[0]):
+            found.append((node, place))
+            return
+        for field, child in gast.iter_fields(node):
+            if isinstance(child, gast.AST):
+                visit(child, (node, field, None))
+            elif isinstance(child, list):
+                for k, c in enumerate(child):
+                    if isinstance(c, gast.AST):
+                        visit(c, (node, field, k))
+    visit(value, None)
+    return [] if any(place is None for _, place in found) else found
+
+
+def put(place, node):
+    """Put ``node`` at ``place`` (parent, field, index or None) of a tree."""
+    parent, field, index = place
+    if index is None:
+        setattr(parent, field, node)
+    else:
+        getattr(parent, field)[index] = node
+
+
 def _is_outer(node):
     """``np.outer(u, v)`` of elementwise expressions (``np.outer(y, g * beta)``) with no outer product
     inside."""

@@ -31,21 +31,18 @@ import os
 import gast
 
 from ..analysis.shapes import Shapes
-from ..base.ast_utils import dotted, is_comment, is_new_axis, name, parse_expr, subscript_parts, to_source
+from ..base.ast_utils import is_comment, is_new_axis, name, parse_expr, subscript_parts, to_source
 from ..base.code_size import LONG_FUNCTION_STATEMENTS, statements
 from ..base.errors import TranspileError
 from ..base.kinds import Kind
 from ..base.naming import ELEMENT_INDEX, ELEMENT_LOCALS
 from ..analysis.shapes import ONE
 from .element_forms import (assign_to, buffer_roots, element_at, elementwise, float_array, index_at, is_operand,
+                            put, reductions_inside,
                             names_in, number_kind, operands, outer_operands, rewrite, same_memory, sum_of,
                             unbroadcast_of)
 
 OPERAND, OUT, ELEMENT, NEW, REDUCED = ELEMENT_LOCALS
-
-
-#: reductions along an axis that an elementwise statement may read as an operand once computed first
-_HOISTED = {"rt.sum_axis", "rt.mean_axis", "rt.max_axis", "rt.min_axis", "rt.prod_axis"}
 
 
 def enabled():
@@ -137,55 +134,30 @@ class ElementLoops:
         as an operand. Returns those statements (``s`` is changed) or [] where there is none to take out."""
         if not isinstance(value, gast.AST) or elementwise(value):
             return []
-        found = []
-
-        def visit(node, parent, field, index):
-            if isinstance(node, gast.Call) and dotted(node.func) in _HOISTED and not node.keywords and \
-                    elementwise(node.args[0]):
-                found.append((node, parent, field, index))
-                return
-            for f, child in gast.iter_fields(node):
-                if isinstance(child, gast.AST):
-                    visit(child, node, f, None)
-                elif isinstance(child, list):
-                    for k, c in enumerate(child):
-                        if isinstance(c, gast.AST):
-                            visit(c, node, f, k)
-        visit(value, None, None, None)
-        if not found:
-            return []
+        found = reductions_inside(value)
         taken = []
-        for node, parent, field, index in found:
-            if parent is None:
-                return []       # the statement is the reduction itself
+        for node, place in found:
             try:
                 kind = self.ctx.expr_kind(node)
             except TranspileError:
                 return []       # names the kind inference never saw (a tangent made later): left as it is
             if not isinstance(kind, Kind):
                 return []
-            local = self.ctx.namer.fresh(REDUCED)
+            taken.append((self.ctx.namer.fresh(REDUCED), kind, node, place))
+        for local, _, _, place in taken:
+            put(place, name(local))
+        if not taken or not elementwise(value):     # something else keeps it from being one loop: as it was
+            for _, _, node, place in taken:
+                put(place, node)
+            return []
+        for local, kind, node, _ in taken:
             self.kinds[local] = kind
             self.roots[local] = local           # a reduction's result is a new array
             shape = self.shapes.known(node)
             if shape is not None:
                 self.shapes.of[local] = shape
-            taken.append((local, node, parent, field, index))
-        out = []
-        for local, node, parent, field, index in taken:
-            if index is None:
-                setattr(parent, field, name(local))
-            else:
-                getattr(parent, field)[index] = name(local)
-            out.append(gast.Assign(targets=[name(local, store=True)], value=node, type_comment=None))
-        if not elementwise(value):      # something else keeps it from being one loop: as it was
-            for local, node, parent, field, index in taken:
-                if index is None:
-                    setattr(parent, field, node)
-                else:
-                    getattr(parent, field)[index] = node
-            return []
-        return out
+        return [gast.Assign(targets=[name(local, store=True)], value=node, type_comment=None)
+                for local, _, node, _ in taken]
 
     def reduction(self, target, value, shape_of, op):
         """``v = rt.unbroadcast(E, T)`` and ``x += rt.unbroadcast(E, x)`` where E's shape is known to be
