@@ -139,8 +139,10 @@ class ElementLoops:
         for node, place in found:
             try:
                 kind = self.ctx.expr_kind(node)
-            except TranspileError:
-                return []       # names the kind inference never saw (a tangent made later): left as it is
+            except (TranspileError, TypeError, ValueError, KeyError):
+                # names the kind inference never saw (a tangent made later), or a form it does not read
+                # (axes given as a tuple): the statement is left as it is
+                return []
             if not isinstance(kind, Kind):
                 return []
             taken.append((self.ctx.namer.fresh(REDUCED), kind, node, place))
