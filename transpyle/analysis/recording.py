@@ -125,7 +125,7 @@ class Recording:
         visit(body)
         return found
 
-    def passed_parts(self):
+    def find_passed_parts(self):
         """The parts ``old = x[part]`` read once, by an increment (``find_increments``), that are not
         followed as views: their cotangent stays in ``bx``, so their own adjoint adds nothing."""
         return {old for _, old in self.increments.values() if old not in self.views and old in self.single_use}

@@ -2,9 +2,9 @@
 
 Each axis length is a term:
 - ``("axis", arg, k, c)`` is ``max(0, n + c)`` where ``n`` is the length of axis ``k`` of the argument
-  ``arg`` as the function receives it (where the code is specialized on which argument axes have equal
-  lengths, ``base.kinds.equal_axes``, an axis is named by the first argument axis of its length) (an argument rebound in a loop keeps the term only where every
-  value it is given has that shape). Slices with constant bounds shift the offset (``u[1:-1]`` of
+  ``arg`` as the function receives it. Where the code is specialized on which argument axes have equal
+  lengths (``base.kinds.equal_axes``), an axis is named by the first argument axis of its length; an
+  argument rebound in a loop keeps its terms only where every value it is given has that shape. Slices with constant bounds shift the offset (``u[1:-1]`` of
   an argument of length n has ``n - 2``, as have ``u[:-2]`` and ``u[2:]``);
 - ``("span", term, lower, upper)``: a slice with computed bounds (``a[:i + 1]``, ``x[k:k + m]``) of an
   axis of length ``term``, the bounds written as their source (index arithmetic of integer names);
@@ -13,7 +13,8 @@ Each axis length is a term:
 An integer index drops the axis, and an elementwise operation has the broadcast of its operands'
 shapes (a number changes nothing, an axis of length one takes the other operands' length). An array
 made with a shape of axis lengths (``np.zeros((ny, nx))`` with ``ny, nx = u.shape``, each length name
-defined once) has those axes. Anything else (a shape read from data, a reshape) is unknown (``None``), and unknown never equals anything.
+defined once) has those axes. Anything else (a shape read from data, a reshape) is unknown (``None``),
+and unknown never equals anything.
 
 A span term is only as good as the names in its bounds: it holds for a name defined once whose every
 read comes later in the block of its definition (or blocks nested there) with nothing between that
@@ -69,7 +70,8 @@ class Shapes:
         # value it is given has the argument's shape; only one never rebound stands for its values
         self.arguments = {a.id for a in tree.args.args} - set(defs)
         # integers defined once as an axis length (``ny, nx = u.shape``): np.zeros((ny, nx)) has u's shape
-        self.lengths = {v: values[0] for v, values in defs.items() if len(values) == 1 and _is_axis_length(values[0])}
+        self.length_reads = {v: values[0] for v, values in defs.items()
+                             if len(values) == 1 and _is_axis_length(values[0])}
         # optimistic fixed point: a name not yet known is left out; a name whose definitions disagree,
         # or one of which is unknown, becomes unknown for good
         unknown = set()
@@ -204,12 +206,9 @@ class Shapes:
         (``n = x.shape[0]``), else None."""
         terms = []
         for n in shape.elts if isinstance(shape, gast.Tuple) else [shape]:
-            kind = self.kinds.get(n.id) if isinstance(n, gast.Name) else None
-            if n.id not in self.lengths if isinstance(n, gast.Name) else True:
+            read = self.length_reads.get(n.id) if isinstance(n, gast.Name) else None
+            if read is None or not self.integer(n):
                 return None
-            if not (isinstance(kind, Kind) and kind.ndim == 0 and kind.dtype.startswith("int")):
-                return None
-            read = self.lengths[n.id]
             whole = self.name_shape(read.value.value)
             if whole is _PENDING or whole is None:
                 return whole

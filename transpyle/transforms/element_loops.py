@@ -386,20 +386,9 @@ class ElementLoops:
         indices = sum(1 for p in parts if not isinstance(p, gast.Slice) and not is_new_axis(p))
         if len(parts) - new_axes > base.ndim:
             return None
-        if not all(isinstance(p, gast.Slice) or is_new_axis(p) or self.integer(p) for p in parts):
+        if not all(isinstance(p, gast.Slice) or is_new_axis(p) or self.shapes.integer(p) for p in parts):
             return None
         return base.ndim + new_axes - indices
-
-    def integer(self, node):
-        if isinstance(node, gast.Constant):
-            return isinstance(node.value, int) and not isinstance(node.value, bool)
-        if isinstance(node, gast.UnaryOp):
-            return self.integer(node.operand)
-        if isinstance(node, gast.BinOp):
-            return isinstance(node.op, (gast.Add, gast.Sub, gast.Mult, gast.FloorDiv)) and \
-                self.integer(node.left) and self.integer(node.right)
-        kind = self.kinds.get(node.id) if isinstance(node, gast.Name) else None
-        return isinstance(kind, Kind) and kind.ndim == 0 and kind.dtype.startswith("int")
 
     def leaf_kind(self, leaf):
         if isinstance(leaf, gast.Name):

@@ -101,6 +101,7 @@ class Reverse(PrimalSweep, AdjointSweep, Recording):
         self.fixed_shape = self.find_fixed_shapes()
         self.single_use = self.find_single_uses(body, self.passes_value)
         self.increments = self.find_increments(body)
+        self.passed_parts = self.find_passed_parts()
         self.definitions = {s.targets[0].id: s for s in assignments(body)
                             if isinstance(s.targets[0], gast.Name) and self.defs.get(s.targets[0].id) == 1}
         self.oversized = set()      # single-use values whose cotangent keeps the shape it was broadcast to

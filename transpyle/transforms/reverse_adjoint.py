@@ -187,7 +187,7 @@ class AdjointSweep:
         if isinstance(t, gast.Subscript):
             return self.setitem_adjoint(s)
         var = t.id
-        if var not in self.active or var in self.passed_parts():
+        if var not in self.active or var in self.passed_parts:
             return []
         g = self.adj(var)
         value = s.value
