@@ -8,6 +8,7 @@ import os
 
 from ..base.errors import TranspileError
 from .compile_errors import function_place, source_place
+from .freed_memory import keep_freed_memory
 
 #: "auto" is numba, with the NumPy backend answering while a long compile runs (backends/compile_time.py)
 BACKENDS = ("numba", "numpy", "cuda", "auto")
@@ -100,6 +101,7 @@ def _with_index_errors_located(fn, module):
 def compile_function(backend, module, fname, args, check=None):
     """The callable for ``module.fname`` on ``backend``, compiled for ``args``' types; ``check``: bounds
     checks on numba (see ``boundscheck``)."""
+    keep_freed_memory()
     if backend == "numpy":
         return _with_index_errors_located(getattr(module, fname), module)
     if backend == "cuda":          # batched code becomes kernels (Vmapped); nothing else runs on the GPU
