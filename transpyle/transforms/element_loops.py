@@ -37,6 +37,7 @@ from ..base.errors import TranspileError
 from ..base.kinds import Kind
 from ..base.naming import ELEMENT_INDEX, ELEMENT_LOCALS
 from ..analysis.shapes import ONE
+from . import adjoint_buffers, loop_fusion
 from .element_forms import (assign_to, buffer_roots, element_at, elementwise, float_array, index_at, is_operand,
                             put, reductions_inside,
                             names_in, number_kind, operands, outer_operands, rewrite, same_memory, sum_of,
@@ -60,6 +61,8 @@ def run(tree, ctx, job):
             # Python runs the NumPy expressions far faster than loops over the elements: a run that
             # answers while Numba compiles (backends/tiers) executes this form
             ctx.array_form = before
+            adjoint_buffers.settle(tree, ctx)
+            loop_fusion.fuse_loops(tree, ctx.kinds, Shapes(tree, ctx.kinds, ctx.arg_lengths))
     return tree
 
 
@@ -342,7 +345,11 @@ class ElementLoops:
         checks = []
         for leaf, local, r in arrays:
             if id(leaf) in outer_axis:
-                checks.append(f"{local}.shape[0] == {ref}.shape[{rank - outer_axis[id(leaf)]}]")
+                axis = rank - outer_axis[id(leaf)]
+                known = self.shapes.known(leaf)
+                if not (known and ref_shape and len(known) == 1 and len(ref_shape) == rank and
+                        known[0] == ref_shape[axis]):
+                    checks.append(f"{local}.shape[0] == {ref}.shape[{axis}]")
                 continue
             if local == ref or dest is not None and same_memory(leaf, dest[1]):
                 continue

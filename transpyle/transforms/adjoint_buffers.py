@@ -1,0 +1,233 @@
+"""adjoint_buffers: arrays started at zero that need no zeroed buffer, once elementwise statements are
+element loops (``element_loops`` calls ``settle`` on the code it lowered).
+
+Reverse mode starts the adjoint of an array at zero (``b_t3 = np.zeros_like(_t3)``) and adds each
+contribution into it (``b_t3 += g``, ``ba[_e0, _e1] += E`` in a loop). Two common cases need less, in
+the function's straight-line statements (any array made by ``np.zeros`` qualifies, adjoint or not):
+
+- uniform: an array whose only write adds one number to all of it (the adjoint of ``np.sum`` or
+  ``np.mean`` of a temporary) holds that number at every element. It becomes the number
+  (``b_t3 = b_t2``), read where its elements were read (``b_t3[_e0]`` -> ``b_t3``, ``b_t3.shape`` ->
+  the shape it was made with): no array, no pass filling it, none reading it.
+- covered by its first write: where the first statement after the allocation that touches the array
+  is a loop nest over all of its elements adding into each one (``ba[_e0, _e1] += E``), nothing needs
+  the zeros: the array is made with ``np.empty`` and the loop assigns (``ba[_e0, _e1] = E``), one pass
+  over it instead of two.
+
+Anything else that reads the array (a view of it, a call it is passed to, a read before the write)
+leaves it as it is.
+"""
+import copy
+
+import gast
+
+from ..base.ast_utils import assign, dotted, name
+from ..base.kinds import Kind
+
+_ZEROS = ("np.zeros", "np.zeros_like")
+
+
+def settle(fn, ctx):
+    """Rewrite ``fn``'s zeroed arrays of the two cases above; the number of arrays rewritten."""
+    uses = _Uses(fn)
+    done, i = 0, 0
+    while i < len(fn.body):
+        s = fn.body[i]
+        var = _zeroed_array(s, ctx.kinds)
+        shape = _made_shape(s.value, uses) if var is not None else None
+        if shape is not None and _make_uniform(fn, i, var, shape, uses, ctx):
+            done += 1
+            continue                 # the allocation is gone: statement i is the next one
+        if var is not None and _assign_first_write(fn, i, var, uses, ctx.kinds):
+            done += 1
+        i += 1
+    return done
+
+
+class _Uses:
+    """Where each name of the function is mentioned: its stores (assignments, loop targets, augmented
+    assignments, writes into it) and every mention, and the names of ``range`` loops' indices."""
+
+    def __init__(self, fn):
+        self.stores, self.rebinds, self.loop_indices = {}, {}, set()
+        for node in gast.walk(fn):
+            if isinstance(node, gast.For) and isinstance(node.target, gast.Name):
+                self.loop_indices.add(node.target.id)
+                self.rebinds[node.target.id] = self.rebinds.get(node.target.id, 0) + 1
+            targets = node.targets if isinstance(node, gast.Assign) else \
+                [node.target] if isinstance(node, gast.AugAssign) else []
+            for t in targets:
+                base = t.value if isinstance(t, gast.Subscript) else t
+                if isinstance(base, gast.Name):
+                    self.stores[base.id] = self.stores.get(base.id, 0) + 1
+                    if isinstance(t, gast.Name) and isinstance(node, gast.Assign):
+                        self.rebinds[t.id] = self.rebinds.get(t.id, 0) + 1
+
+
+def _zeroed_array(s, kinds):
+    """The name ``s`` makes a float64 array of zeros for (``x = np.zeros(shape)``,
+    ``np.zeros_like(a)``), else None."""
+    if not (isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name) and
+            isinstance(s.value, gast.Call) and dotted(s.value.func) in _ZEROS and s.value.args):
+        return None
+    kind = kinds.get(s.targets[0].id)
+    if not isinstance(kind, Kind) or kind.dtype != "float64" or kind.ndim == 0:
+        return None
+    return s.targets[0].id
+
+
+def _made_shape(call, uses):
+    """The shape expression an allocation was made with, where it means the same wherever it is read
+    later (its names bound at most once), else None."""
+    arg = call.args[0]
+    shape = gast.Attribute(value=copy.deepcopy(arg), attr="shape", ctx=gast.Load()) \
+        if dotted(call.func) == "np.zeros_like" else arg
+    if dotted(call.func) == "np.zeros" and not isinstance(shape, (gast.Tuple, gast.Attribute)):
+        shape = gast.Tuple(elts=[shape], ctx=gast.Load())
+    names = {n.id for n in gast.walk(shape) if isinstance(n, gast.Name)}
+    if any(uses.rebinds.get(n, 0) > 1 for n in names) or \
+            any(isinstance(n, (gast.Call, gast.Subscript)) for n in gast.walk(arg)):
+        return None
+    return shape
+
+
+def _mentions(node, var):
+    return any(isinstance(n, gast.Name) and n.id == var for n in gast.walk(node))
+
+
+def _element_index(index, ndim, uses, kinds):
+    """Whether ``index`` picks one element of an array of ``ndim`` axes: integers, no slices."""
+    elts = index.elts if isinstance(index, gast.Tuple) else [index]
+    if len(elts) != ndim:
+        return False
+    for e in elts:
+        for n in gast.walk(e):
+            if isinstance(n, (gast.Slice, gast.Subscript, gast.Call, gast.Attribute)):
+                return False
+            if isinstance(n, gast.Constant) and not isinstance(n.value, int):
+                return False
+            if isinstance(n, gast.Name) and n.id not in uses.loop_indices:
+                kind = kinds.get(n.id)
+                if not isinstance(kind, Kind) or kind.ndim or not kind.dtype.startswith("int"):
+                    return False
+    return True
+
+
+def _make_uniform(fn, i, var, shape, uses, ctx):
+    """The uniform case: ``var``'s only write after its allocation (statement ``i``) is ``var += G``
+    with G a number, and every later mention is an element read or its shape."""
+    if uses.stores.get(var) != 2:
+        return False
+    later = fn.body[i + 1:]
+    j = next((k for k, s in enumerate(later) if _mentions(s, var)), None)
+    s = later[j] if j is not None else None
+    if not (isinstance(s, gast.AugAssign) and isinstance(s.op, gast.Add) and isinstance(s.target, gast.Name)
+            and s.target.id == var and not _mentions(s.value, var)):
+        return False
+    try:
+        kind = ctx.expr_kind(s.value)
+    except Exception:            # a form the kind inference does not read: left alone
+        return False
+    if not isinstance(kind, Kind) or kind.ndim or kind.dtype != "float64":
+        return False
+    ndim = ctx.kinds[var].ndim
+    reads, shapes = [], []
+    for stmt in later[j + 1:]:
+        for node in gast.walk(stmt):
+            for field, value in gast.iter_fields(node):
+                for child in (value if isinstance(value, list) else [value]):
+                    if not (isinstance(child, gast.Name) and child.id == var):
+                        continue
+                    if isinstance(node, gast.Subscript) and field == "value" and \
+                            _element_index(node.slice, ndim, uses, ctx.kinds):
+                        reads.append(node)
+                    elif isinstance(node, gast.Attribute) and node.attr == "shape":
+                        shapes.append(node)
+                    else:
+                        return False
+    parents = _parents(fn)
+    for node in reads:
+        _replace(parents, node, name(var))
+    for node in shapes:
+        _replace(parents, node, copy.deepcopy(shape))
+    fn.body[i + 1 + j] = assign(var, s.value)
+    del fn.body[i]
+    ctx.kinds[var] = Kind("float64", 0)
+    return True
+
+
+def _assign_first_write(fn, i, var, uses, kinds):
+    """The covered case: the first statement after the allocation (statement ``i``) that mentions
+    ``var`` is a nest of ``range`` loops over all its axes whose body adds into ``var[index]`` once,
+    at the loops' indices in order, from values that do not read ``var``."""
+    alloc = fn.body[i]
+    s = next((s for s in fn.body[i + 1:] if _mentions(s, var)), None)
+    indices, body = [], [s]
+    while len(body) == 1 and isinstance(body[0], gast.For):
+        loop = body[0]
+        if loop.orelse or not isinstance(loop.target, gast.Name) or \
+                not _covers(loop.iter, var, len(indices), alloc, uses):
+            return False
+        indices.append(loop.target.id)
+        body = loop.body
+    if len(indices) != kinds[var].ndim:
+        return False
+    writes = [t for t in body if _mentions(t, var)]
+    if len(writes) != 1:
+        return False
+    w = writes[0]
+    if not (isinstance(w, gast.AugAssign) and isinstance(w.op, gast.Add) and isinstance(w.target, gast.Subscript)
+            and isinstance(w.target.value, gast.Name) and w.target.value.id == var and not _mentions(w.value, var)):
+        return False
+    index = w.target.slice
+    elts = index.elts if isinstance(index, gast.Tuple) else [index]
+    if [e.id if isinstance(e, gast.Name) else None for e in elts] != indices:
+        return False
+    body[body.index(w)] = gast.Assign(targets=[w.target], value=w.value, type_comment=None)
+    alloc.value.func = gast.Attribute(value=name("np"), attr="empty_like" if dotted(alloc.value.func) ==
+                                      "np.zeros_like" else "empty", ctx=gast.Load())
+    return True
+
+
+def _covers(it, var, axis, alloc, uses):
+    """Whether loop header ``it`` is ``range(n)`` (or ``range(0, n[, 1])``) with ``n`` axis ``axis`` of
+    ``var``, or of the array it was made like (bound once)."""
+    if not (isinstance(it, gast.Call) and dotted(it.func) == "range" and not it.keywords):
+        return False
+    args = it.args
+    if len(args) in (2, 3):
+        if not all(isinstance(a, gast.Constant) and a.value == v for a, v in zip(args[::2], (0, 1))):
+            return False
+        args = args[1:2]
+    if len(args) != 1:
+        return False
+    n = args[0]
+    if not (isinstance(n, gast.Subscript) and isinstance(n.value, gast.Attribute) and n.value.attr == "shape" and
+            isinstance(n.value.value, gast.Name) and isinstance(n.slice, gast.Constant) and n.slice.value == axis):
+        return False
+    owner = n.value.value.id
+    like = alloc.value.args[0] if dotted(alloc.value.func) == "np.zeros_like" else None
+    return owner == var or isinstance(like, gast.Name) and owner == like.id and uses.rebinds.get(owner, 0) <= 1
+
+
+def _parents(fn):
+    """{id of a node: (its parent, field, position in a list field or None)} for every node of ``fn``."""
+    out = {}
+    for node in gast.walk(fn):
+        for field, value in gast.iter_fields(node):
+            if isinstance(value, list):
+                for k, child in enumerate(value):
+                    if isinstance(child, gast.AST):
+                        out[id(child)] = (node, field, k)
+            elif isinstance(value, gast.AST):
+                out[id(value)] = (node, field, None)
+    return out
+
+
+def _replace(parents, node, new):
+    """Put ``new`` where ``node`` is in its parent."""
+    parent, field, k = parents[id(node)]
+    if k is None:
+        setattr(parent, field, new)
+    else:
+        getattr(parent, field)[k] = new

@@ -1,0 +1,168 @@
+"""loop_fusion: neighbouring element loop nests over the same elements become one nest
+(``element_loops`` calls ``fuse_loops`` on the code it lowered).
+
+The adjoint of ``y * y`` adds ``g * y`` into ``by`` twice, and a matrix-vector gradient adds two rank-one
+updates into ``ba``: after element loops, two nests in a row run over the same elements, each a full
+pass over memory. Where every array that either nest writes is read and written by both only at the
+element the loops are at (``ba[_e0, _e1]`` in a nest over ``_e0, _e1``), running both bodies in one
+nest computes the same values in one pass: each element's statements keep their order, and no element
+reads what another element writes.
+
+Nests fuse when they are adjacent statements, have the same loop headers (targets and ranges) down to
+the same depth, are perfect (each loop's body is the next loop, the innermost holds the statements),
+and:
+- every buffer either nest writes (the roots of ``element_forms.buffer_roots``: views of one buffer,
+  and arguments, count as one) is mentioned in both only through one name, indexed by all the loop
+  indices in order (``bm[_e0, 0] += ...``, a sum along ``_e1``, never fuses with a read of ``bm``);
+- no plain name that one nest assigns (a running sum, an element local) is mentioned by the other.
+"""
+import re
+
+import gast
+
+from ..base.ast_utils import dotted, is_comment, name
+from ..base.naming import ELEMENT_INDEX
+from .element_forms import buffer_roots
+
+
+_ELEMENT_INDEX = re.compile(re.escape(ELEMENT_INDEX) + r"\d+")
+
+
+def fuse_loops(fn, kinds, shapes):
+    """Fuse the neighbouring element loop nests of ``fn``'s blocks (see the module docstring); the
+    number of nests fused into one before them. ``shapes``: the function's ``analysis.shapes.Shapes``,
+    which proves loop headers over different arrays equal (``range(x.shape[0])``, ``range(bx.shape[0])``)."""
+    return _Fusion(buffer_roots(fn, kinds), shapes).block(fn.body)
+
+
+class _Fusion:
+    def __init__(self, roots, shapes):
+        self.roots, self.shapes = roots, shapes
+
+    def block(self, stmts):
+        fused, k = 0, 0
+        while k < len(stmts):
+            s = stmts[k]
+            if isinstance(s, (gast.For, gast.While, gast.If)) and not _nest(s):
+                fused += self.block(s.body) + self.block(s.orelse)
+            # source-line comments between two nests go with the second one's statements
+            n = k + 1
+            while n < len(stmts) and is_comment(stmts[n]):
+                n += 1
+            if n < len(stmts) and self.fusible(s, stmts[n]):
+                _inner(s)[1].extend(stmts[k + 1:n] + _inner(stmts[n])[1])
+                del stmts[k + 1:n + 1]
+                fused += 1
+                continue                # the next nest may fuse with this one too
+            k += 1
+        return fused
+
+    def same_headers(self, a, b):
+        """Whether nests with headers ``a`` and ``b`` run over the same indices: the same targets and
+        ranges, or ranges over axes that the shapes prove equal."""
+        return len(a) == len(b) and all(ta == tb and (gast.dump(ia) == gast.dump(ib) or self.equal_lengths(ia, ib))
+                                        for (ta, ia), (tb, ib) in zip(a, b))
+
+    def equal_lengths(self, a, b):
+        la, lb = _axis_length(a), _axis_length(b)
+        if la is None or lb is None:
+            return False
+        (x, i), (y, j) = la, lb
+        sx, sy = self.shapes.known(name(x)), self.shapes.known(name(y))
+        return sx is not None and sy is not None and i < len(sx) and j < len(sy) and sx[i] == sy[j]
+
+    def fusible(self, a, b):
+        headers = _nest(a)
+        if not headers or not self.same_headers(headers, _nest(b)):
+            return False
+        return _independent(_inner(a), _inner(b)[1], self.roots)
+
+
+def _axis_length(it):
+    """(array, axis) of a loop header ``range(x.shape[k])``, else None."""
+    if isinstance(it, gast.Call) and dotted(it.func) == "range" and len(it.args) == 1 and \
+            isinstance(it.args[0], gast.Subscript):
+        n = it.args[0]
+        if isinstance(n.value, gast.Attribute) and n.value.attr == "shape" and isinstance(n.value.value, gast.Name) \
+                and isinstance(n.slice, gast.Constant) and isinstance(n.slice.value, int):
+            return n.value.value.id, n.slice.value
+    return None
+
+
+def _nest(s):
+    """The loop nest ``s`` heads, as its headers [(target, iter)], where it is a perfect nest of element
+    loops (index names ``_e0``, ``_e1``, ...), else []."""
+    headers = []
+    while isinstance(s, gast.For) and isinstance(s.target, gast.Name) and _ELEMENT_INDEX.fullmatch(s.target.id) \
+            and not s.orelse:
+        headers.append((s.target.id, s.iter))
+        if len(s.body) != 1 or not isinstance(s.body[0], gast.For):
+            return headers
+        s = s.body[0]
+    return []
+
+
+def _inner(s):
+    """(the loop indices, the innermost body) of a perfect nest."""
+    indices = []
+    while True:
+        indices.append(s.target.id)
+        if len(s.body) != 1 or not isinstance(s.body[0], gast.For):
+            return indices, s.body
+        s = s.body[0]
+
+
+def _independent(first, body_b, roots):
+    """Whether the innermost bodies of two nests with the same headers (``first``: the loop indices
+    and the first body) may run as one: see the module docstring."""
+    indices, body_a = first
+    one, two = _accesses(body_a), _accesses(body_b)
+    if one is None or two is None:
+        return False
+    (stored_a, bare_a, arrays_a), (stored_b, bare_b, arrays_b) = one, two
+    if stored_a & (bare_b | set(arrays_b)) or stored_b & (bare_a | set(arrays_a)):
+        return False
+    if any(v not in roots for v in list(arrays_a) + list(arrays_b)):
+        return False                   # a buffer that may be any other: no proof
+    elements = [gast.Name(id=i, ctx=gast.Load(), annotation=None, type_comment=None) for i in indices]
+    identity = gast.dump(elements[0] if len(elements) == 1 else gast.Tuple(elts=elements, ctx=gast.Load()))
+    written = {roots[v] for side in (arrays_a, arrays_b) for v, (_, writes) in side.items() if writes}
+    for root in written:
+        users = {v for v in list(arrays_a) + list(arrays_b) + list(bare_a | bare_b) if roots.get(v) == root}
+        if len(users) != 1 or users & (bare_a | bare_b):
+            return False
+        var = users.pop()
+        if any(index != identity for side in (arrays_a, arrays_b) for index in side.get(var, ([], False))[0]):
+            return False
+    return True
+
+
+def _accesses(body):
+    """(plain names assigned, names mentioned other than as an indexed array, {array: ([dumps of its
+    indices], whether it is written)}) of the statements ``body``; None where a statement is not an
+    assignment or augmented assignment."""
+    stored, arrays = set(), {}
+    indexed = set()
+    for s in body:
+        if is_comment(s):
+            continue
+        if not isinstance(s, (gast.Assign, gast.AugAssign)):
+            return None
+        for t in s.targets if isinstance(s, gast.Assign) else [s.target]:
+            if isinstance(t, gast.Name):
+                stored.add(t.id)
+            elif not (isinstance(t, gast.Subscript) and isinstance(t.value, gast.Name)):
+                return None
+        for node in gast.walk(s):
+            if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name):
+                indices, writes = arrays.get(node.value.id, ([], False))
+                written = isinstance(node.ctx, gast.Store) or isinstance(s, gast.AugAssign) and node is s.target
+                arrays[node.value.id] = (indices + [gast.dump(_loaded(node.slice))], writes or written)
+                indexed.add(id(node.value))
+    bare = {n.id for s in body for n in gast.walk(s) if isinstance(n, gast.Name) and id(n) not in indexed}
+    return stored, bare, arrays
+
+
+def _loaded(index):
+    """``index`` with a Load context (a store's index picks the same element as a load's)."""
+    return gast.Tuple(elts=index.elts, ctx=gast.Load()) if isinstance(index, gast.Tuple) else index
