@@ -210,3 +210,49 @@ def test_auto_backend_answers_with_numpy_then_with_numba(tmp_path, monkeypatch):
     assert entry.outcome.done.wait(300)
     assert entry.outcome.error is None
     np.testing.assert_allclose(g(x), first, rtol=1e-12)
+
+
+# ---- a long function: its element loops are functions of their own ------------------------------
+def _long_stencil_module(folder, steps):
+    lines = ["import numpy as np", "", "", "def long_stencil(u0, k):", "    u = u0.copy()"]
+    for i in range(steps):
+        lines.append(f"    u[1:-1] = u[1:-1] + k * {1.0 + 0.01 * i!r} * (u[2:] - 2.0 * u[1:-1] + u[:-2]) * u[1:-1]")
+    lines.append("    return np.sum(u * u)")
+    path = folder / "long_stencil_program.py"
+    path.write_text("\n".join(lines) + "\n")
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("long_stencil_program", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.long_stencil
+
+
+def test_the_element_loops_of_a_long_function_are_functions_of_their_own(tmp_path, monkeypatch):
+    monkeypatch.delenv("NUMBA_OPT", raising=False)
+    monkeypatch.delenv("TRANSPYLE_NUMBA_OPT", raising=False)
+    f = _long_stencil_module(tmp_path, 22)
+    text = transpyle.show(f, args=(np.ones(8), 0.1))
+    assert "_this_module = sys.modules[__name__]" in text
+    assert "def long_stencil_grad_loops1(" in text and "_this_module.long_stencil_grad_loops1(" in text
+    # statements that differ only in their names share a helper
+    assert text.count("def long_stencil_grad_loops") < 12 < text.count("_this_module.long_stencil_grad_loops")
+    assert opt_level_for(text) == 0 and compile_time.outlined_loops_level() == 2
+
+
+@pytest.mark.numba
+def test_a_long_function_with_outlined_loops_is_right_and_cached(tmp_path):
+    import warnings
+    f = _long_stencil_module(tmp_path, 22)
+    rng = np.random.default_rng(4)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        g = transpyle.grad(f, argnums=(0, 1), backend="numba")
+        for n in (6, 9):
+            args = (rng.uniform(-0.5, 0.5, n), 0.05)
+            got = g(*args)
+            want = transpyle.grad(f, argnums=(0, 1), backend="numpy")(*args)
+            np.testing.assert_allclose(got[0], want[0], rtol=1e-10, atol=1e-12)
+            np.testing.assert_allclose(got[1], want[1], rtol=1e-10)
+            check_grad(f, args, argnums=(0, 1), backend="numba")
+    # code at -O0 that called global functions held their addresses, which Numba does not cache
+    assert not [w for w in caught if "Cannot cache" in str(w.message)]

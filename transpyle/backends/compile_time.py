@@ -8,7 +8,10 @@ dimension; -O3's non-trivial loop unswitching copies such a loop once per combin
 tests, which is what made a 3-D stencil's gradient compile for more than ten minutes. -O2 leaves
 that out (and runs the other passes). A function so long that even -O2's per-function passes grow
 faster than its length (SROA over a thousand statements took minutes) is compiled at -O0: its warm
-run is a few times slower, its compile takes seconds instead of many minutes. The level is chosen
+run is a few times slower, its compile takes seconds instead of many minutes; where its element loops
+are functions of their own (``transforms/outline_loops``), those are compiled at -O2 when the long
+function's compile reaches them (``outlined_loops_level``), and only the long function is not
+optimized. The level is chosen
 per generated module, only where the user has not set ``NUMBA_OPT``; ``TRANSPYLE_NUMBA_OPT``
 forces one for generated code.
 
@@ -22,6 +25,7 @@ import threading
 import warnings
 
 from ..base.code_size import LONG_FUNCTION_STATEMENTS, statements
+from ..base.naming import OUTLINED_CALL
 
 #: seconds after which a compile warns (``TRANSPYLE_COMPILE_WARN`` overrides it)
 COMPILE_WARN_SECONDS = 30.0
@@ -55,7 +59,19 @@ def opt_level_for(text):
         return int(forced)
     if "NUMBA_OPT" in os.environ:
         return None
-    return 0 if statements(text) > LONG_FUNCTION_STATEMENTS else DEFAULT_OPT
+    if OUTLINED_CALL.search(text) or statements(text) > LONG_FUNCTION_STATEMENTS:
+        return 0
+    return DEFAULT_OPT
+
+
+def outlined_loops_level():
+    """The LLVM level of the element loops of a long function, compiled as functions of their own
+    (``transforms/outline_loops``) while the function itself is compiled at -O0; None to leave Numba's
+    own setting (the user set ``NUMBA_OPT``)."""
+    forced = os.environ.get("TRANSPYLE_NUMBA_OPT")
+    if forced and re.fullmatch(r"[0-3]", forced.strip()):
+        return int(forced)
+    return None if "NUMBA_OPT" in os.environ else DEFAULT_OPT
 
 
 @contextlib.contextmanager

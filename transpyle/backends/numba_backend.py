@@ -9,9 +9,10 @@ import numba
 from numba.core import errors as numba_errors
 
 from .compile_errors import numba_failure
-from .compile_time import opt_level_for, optimization
+from .compile_time import opt_level_for, optimization, outlined_loops_level
 from .numba_cache import cached_njit
 from . import boundscheck
+from ..base.naming import OUTLINED_NAME
 
 
 #: Numba's parallel options for generated code: only the explicit numba.prange loops (of vmap and the
@@ -28,7 +29,23 @@ def _compile_helpers(module, fname, check=None):
     replace their Python versions, so the compiled entry point can call them."""
     for attr, value in list(vars(module).items()):
         if attr != fname and inspect.isfunction(value) and value.__module__ == module.__name__:
-            setattr(module, attr, cached_njit(module, error_model="numpy", boundscheck=boundscheck(check))(value))
+            helper = cached_njit(module, error_model="numpy", boundscheck=boundscheck(check))(value)
+            if OUTLINED_NAME.fullmatch(attr):
+                helper = _compiled_at(helper, outlined_loops_level())
+            setattr(module, attr, helper)
+
+
+def _compiled_at(dispatcher, level):
+    """``dispatcher``, compiling at LLVM level ``level`` (None: Numba's), also when the compile of a
+    function calling it (at another level) reaches it: the element loops of a long function are
+    optimized while the function is not (``compile_time``)."""
+    compile_ = dispatcher.compile
+
+    def compile(sig):
+        with optimization(level):
+            return compile_(sig)
+    dispatcher.compile = compile
+    return dispatcher
 
 
 @contextlib.contextmanager

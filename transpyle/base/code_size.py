@@ -3,8 +3,8 @@
 Generated code of more than ``LONG_FUNCTION_STATEMENTS`` statements is compiled at LLVM -O0
 (``backends/compile_time``): at higher levels the broadcasting loops of many array expressions took
 minutes to optimize. Element loops (``transforms/element_loops``) are plain loops over numbers, cheap to
-optimize, so their lines are not counted; and a function that is long anyway keeps its array
-expressions, which run far faster than unoptimized element loops.
+optimize, so their lines are not counted; in a function that is long anyway they become functions of
+their own, optimized while the long function is not (``transforms/outline_loops``).
 """
 from .naming import ELEMENT_LINE
 

@@ -3,12 +3,23 @@ import re
 
 #: the loop indices of element loops (``transforms/element_loops``): ``_e0``, ``_e1``, ... by axis
 ELEMENT_INDEX = "_e"
+#: one such index
+ELEMENT_INDEX_NAME = re.compile(re.escape(ELEMENT_INDEX) + r"\d+")
 #: the names element loops take before their loops: views of operands and of the destination, elements
 #: read once, a new array for a result that overlaps its operands, a reduction the loop reads
 ELEMENT_LOCALS = ("_a", "_out", "_s", "_new", "_r")
 #: a line of generated code that belongs to an element loop (or is an ``else:``)
 ELEMENT_LINE = re.compile(r"\b" + ELEMENT_INDEX + r"\d+\b|\brt\.conform\(|^\s*else:\s*$|^\s*(?:"
                           + "|".join(ELEMENT_LOCALS) + r")\d+ = ")
+
+#: the functions ``transforms/outline_loops`` makes of element loops: ``<function>_loops<k>``
+OUTLINED_LOOPS = "_loops"
+#: the generated module itself, through which the long function calls them (a call of a global function
+#: would be a dynamic address in code compiled at -O0, which keeps it out of Numba's disk cache)
+OUTLINED_MODULE = "_this_module"
+#: the name of such a function, and a call of it (or its definition) in generated code
+OUTLINED_NAME = re.compile(r"\w+" + OUTLINED_LOOPS + r"\d+")
+OUTLINED_CALL = re.compile(r"\b\w+" + OUTLINED_LOOPS + r"\d+\(")
 
 
 class Namer:

@@ -1,17 +1,17 @@
 """The declared list of passes each mode runs after the frontend (``passes.FRONTEND``)."""
 from ..base.errors import TranspileError
 from . import drivers
-from .passes import ACTIVITY, CUSTOM_RULES, FORWARD, FRONTEND, FUSE, ELEMENT_LOOPS, REVERSE, TIDY
+from .passes import ACTIVITY, CUSTOM_RULES, FORWARD, FRONTEND, FUSE, ELEMENT_LOOPS, OUTLINE_LOOPS, REVERSE, TIDY
 
 #: how vmap is compiled: a parallel loop over the per-example function, or batched array code
 STRATEGIES = ("loop", "array")
 
 BACK_END = {
-    "primal": (drivers.PRIMAL, FUSE, ELEMENT_LOOPS, TIDY),
-    "grad": (ACTIVITY, REVERSE, CUSTOM_RULES, FUSE, ELEMENT_LOOPS, TIDY),
-    "value_and_grad": (ACTIVITY, REVERSE, CUSTOM_RULES, FUSE, ELEMENT_LOOPS, TIDY),
-    "vjp": (ACTIVITY, REVERSE, CUSTOM_RULES, FUSE, ELEMENT_LOOPS, TIDY),
-    "jvp": (ACTIVITY, FORWARD, CUSTOM_RULES, FUSE, ELEMENT_LOOPS, TIDY),
+    "primal": (drivers.PRIMAL, FUSE, ELEMENT_LOOPS, TIDY, OUTLINE_LOOPS),
+    "grad": (ACTIVITY, REVERSE, CUSTOM_RULES, FUSE, ELEMENT_LOOPS, TIDY, OUTLINE_LOOPS),
+    "value_and_grad": (ACTIVITY, REVERSE, CUSTOM_RULES, FUSE, ELEMENT_LOOPS, TIDY, OUTLINE_LOOPS),
+    "vjp": (ACTIVITY, REVERSE, CUSTOM_RULES, FUSE, ELEMENT_LOOPS, TIDY, OUTLINE_LOOPS),
+    "jvp": (ACTIVITY, FORWARD, CUSTOM_RULES, FUSE, ELEMENT_LOOPS, TIDY, OUTLINE_LOOPS),
     "jacfwd": (drivers.JACOBIAN, FUSE, ELEMENT_LOOPS, TIDY),
     "jacrev": (drivers.JACOBIAN, FUSE, ELEMENT_LOOPS, TIDY),
     "vmap loop": (drivers.VMAP_LOOP, FUSE, ELEMENT_LOOPS, TIDY),

@@ -23,7 +23,7 @@ from ..base.errors import TranspileError
 from ..base.kinds import kind_of_value
 from ..frontend import in_place, infer, inline, jumps, lower_calls, lower_indexing, normalize, rename, resolve
 from ..frontend.source import read_function
-from ..transforms import custom_rules, element_loops, forward, fuse, reverse, tidy
+from ..transforms import custom_rules, element_loops, forward, fuse, outline_loops, reverse, tidy
 
 
 @dataclasses.dataclass(frozen=True)
@@ -142,6 +142,8 @@ ELEMENT_LOOPS = Pass("element_loops", "elementwise array statements -> loops ove
                      ("fused",), ("element loops",), element_loops.run)
 TIDY = Pass("tidy", "temporaries of numbers folded, statements nothing reads removed, source-line comments",
             ("compilable",), ("tidy",), lambda t, ctx, job: tidy.run(t, ctx))
+OUTLINE_LOOPS = Pass("outline_loops", "element loops of a function too long to optimize whole -> helper functions",
+                     ("tidy",), ("outlined",), outline_loops.run)
 
 
 def _dump(name, tree, ctx, after):

@@ -113,6 +113,25 @@ def _element_index(index, ndim, uses, kinds):
     return True
 
 
+def _number(node, kinds):
+    """Whether ``node`` is surely one number: arithmetic of numbers, constants and axis lengths
+    (``b_t4 / _t5.size``), no calls (``rt.expand_dims`` of a number is an array)."""
+    if isinstance(node, gast.Constant):
+        return isinstance(node.value, (int, float)) and not isinstance(node.value, bool)
+    if isinstance(node, gast.Name):
+        kind = kinds.get(node.id)
+        return isinstance(kind, Kind) and kind.ndim == 0 and kind.dtype in ("float64", "int64")
+    if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Add, gast.Sub, gast.Mult, gast.Div)):
+        return _number(node.left, kinds) and _number(node.right, kinds)
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+        return _number(node.operand, kinds)
+    if isinstance(node, gast.Attribute) and node.attr == "size":
+        return isinstance(node.value, gast.Name)
+    return isinstance(node, gast.Subscript) and isinstance(node.value, gast.Attribute) and \
+        node.value.attr == "shape" and isinstance(node.value.value, gast.Name) and \
+        isinstance(node.slice, gast.Constant) and isinstance(node.slice.value, int)
+
+
 def _make_uniform(fn, i, var, shape, uses, ctx):
     """The uniform case: ``var``'s only write after its allocation (statement ``i``) is ``var += G``
     with G a number, and every later mention is an element read or its shape."""
@@ -124,11 +143,7 @@ def _make_uniform(fn, i, var, shape, uses, ctx):
     if not (isinstance(s, gast.AugAssign) and isinstance(s.op, gast.Add) and isinstance(s.target, gast.Name)
             and s.target.id == var and not _mentions(s.value, var)):
         return False
-    try:
-        kind = ctx.expr_kind(s.value)
-    except Exception:            # a form the kind inference does not read: left alone
-        return False
-    if not isinstance(kind, Kind) or kind.ndim or kind.dtype != "float64":
+    if not _number(s.value, ctx.kinds):
         return False
     ndim = ctx.kinds[var].ndim
     reads, shapes = [], []

@@ -31,8 +31,7 @@ import os
 import gast
 
 from ..analysis.shapes import Shapes
-from ..base.ast_utils import is_comment, is_new_axis, name, parse_expr, subscript_parts, to_source
-from ..base.code_size import LONG_FUNCTION_STATEMENTS, statements
+from ..base.ast_utils import is_comment, is_new_axis, name, parse_expr, subscript_parts
 from ..base.errors import TranspileError
 from ..base.kinds import Kind
 from ..base.naming import ELEMENT_INDEX, ELEMENT_LOCALS
@@ -54,8 +53,6 @@ def enabled():
 def run(tree, ctx, job):
     """Lower the elementwise statements of ``tree`` where Numba compiles it (see the module docstring)."""
     if enabled() and job.lanes == "loops" and job.mode in ("primal", "grad", "value_and_grad", "vjp", "jvp"):
-        if statements(to_source(tree)) > LONG_FUNCTION_STATEMENTS:
-            return tree         # compiled at -O0 (base/code_size): unoptimized element loops are slow
         before = copy.deepcopy(tree)
         if ElementLoops(tree, ctx).lower():
             # Python runs the NumPy expressions far faster than loops over the elements: a run that

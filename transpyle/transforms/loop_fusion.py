@@ -16,16 +16,11 @@ and:
   indices in order (``bm[_e0, 0] += ...``, a sum along ``_e1``, never fuses with a read of ``bm``);
 - no plain name that one nest assigns (a running sum, an element local) is mentioned by the other.
 """
-import re
-
 import gast
 
 from ..base.ast_utils import dotted, is_comment, name
-from ..base.naming import ELEMENT_INDEX
+from ..base.naming import ELEMENT_INDEX_NAME
 from .element_forms import buffer_roots
-
-
-_ELEMENT_INDEX = re.compile(re.escape(ELEMENT_INDEX) + r"\d+")
 
 
 def fuse_loops(fn, kinds, shapes):
@@ -93,7 +88,7 @@ def _nest(s):
     """The loop nest ``s`` heads, as its headers [(target, iter)], where it is a perfect nest of element
     loops (index names ``_e0``, ``_e1``, ...), else []."""
     headers = []
-    while isinstance(s, gast.For) and isinstance(s.target, gast.Name) and _ELEMENT_INDEX.fullmatch(s.target.id) \
+    while isinstance(s, gast.For) and isinstance(s.target, gast.Name) and ELEMENT_INDEX_NAME.fullmatch(s.target.id) \
             and not s.orelse:
         headers.append((s.target.id, s.iter))
         if len(s.body) != 1 or not isinstance(s.body[0], gast.For):
