@@ -256,3 +256,29 @@ def test_a_long_function_with_outlined_loops_is_right_and_cached(tmp_path):
             check_grad(f, args, argnums=(0, 1), backend="numba")
     # code at -O0 that called global functions held their addresses, which Numba does not cache
     assert not [w for w in caught if "Cannot cache" in str(w.message)]
+
+
+def test_a_compiled_module_calls_its_outlined_loops_through_itself(tmp_path):
+    f = _long_stencil_module(tmp_path, 22)
+    for backend in ("numpy", "numba"):
+        text = transpyle.compile_module(tmp_path / "long_stencil_program.py", ["long_stencil"], modes=["grad"],
+                                        kinds=["f8[:]", "f8"], backend=backend)
+        assert "_this_module = sys.modules[__name__]" in text and "import sys" in text
+        assert "def long_stencil_grad_loops1(" in text and "_this_module.long_stencil_grad_loops1(" in text
+    # the numpy module runs as written: the helpers are found through the module
+    numpy_text = transpyle.compile_module(tmp_path / "long_stencil_program.py", ["long_stencil"],
+                                          modes=["grad"], kinds=["f8[:]", "f8"], backend="numpy")
+    (tmp_path / "long_stencil_ad.py").write_text(numpy_text)
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("long_stencil_ad", tmp_path / "long_stencil_ad.py")
+    module = importlib.util.module_from_spec(spec)
+    import sys
+    sys.modules["long_stencil_ad"] = module
+    try:
+        spec.loader.exec_module(module)
+        u = np.linspace(-0.4, 0.4, 7)
+        public = module.__all__[0]
+        np.testing.assert_allclose(getattr(module, public)(u, 0.05),
+                                   transpyle.grad(f, backend="numpy")(u, 0.05), rtol=1e-12)
+    finally:
+        del sys.modules["long_stencil_ad"]

@@ -15,12 +15,15 @@ import ast
 import os
 import re
 
+import gast
+
 from .. import runtime
 from .show import generate
 from ..base.ast_utils import substitute, to_source
 from ..base.atomic_files import same_text, unfit_target, write_atomic
 from ..base.errors import TranspileError
 from ..backends.numba_backend import PRANGE_ONLY
+from ..base.naming import OUTLINED_MODULE
 from .aot_cuda import compile_cuda_module
 from .signature_check import check_options
 from .argument_kinds import kind_strings, resolved_kinds, spelled_kinds
@@ -131,6 +134,7 @@ def compile_module(path, functions, modes=("grad",), argnums=0, kinds=None, in_a
                 f.name = renames.get(f.name, f.name)
                 f.body = [substitute(s, {old: new for old, new in renames.items() if old != f.name})
                           for s in f.body]
+                _rename_module_calls(f, renames)
                 text = to_source(f)
                 if f.name in defs and defs[f.name][0] != text:
                     raise TranspileError(f"two generated functions are named '{f.name}'",
@@ -147,6 +151,15 @@ def compile_module(path, functions, modes=("grad",), argnums=0, kinds=None, in_a
         raise TranspileError(f"the generated function '{clash[0]}' has the name of a run-time helper",
                              hint="rename the function in your file")
     return _module_text(path, order, defs, publics, runtime_text, backend, command, used)
+
+
+def _rename_module_calls(fn, renames):
+    """Calls through the module (``_this_module.f_grad_loops3(...)``, transforms/outline_loops) follow
+    the helpers' new names."""
+    for node in gast.walk(fn):
+        if isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name) and \
+                node.value.id == OUTLINED_MODULE and node.attr in renames:
+            node.attr = renames[node.attr]
 
 
 def _fresh(base, taken):
@@ -170,6 +183,10 @@ def _module_text(path, order, defs, publics, runtime_text, backend, command, use
     parts = ["\n".join(header), "",
              "# ---- run-time helpers: copies of the modules in transpyle/runtime/ " + "-" * 24, runtime_text, "",
              "# ---- generated functions " + "-" * 66]
+    if any(f"{OUTLINED_MODULE}." in defs[n][0] for n in order):
+        # long functions call their element loops through the module (transforms/outline_loops)
+        parts[0] += "\nimport sys"
+        parts.insert(-1, f"{OUTLINED_MODULE} = sys.modules[__name__]\n")
     for n in order:
         text = re.sub(r"\brt\.", "", defs[n][0]).rstrip() + "\n"
         if backend == "numba":

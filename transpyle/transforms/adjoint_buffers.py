@@ -45,8 +45,8 @@ def settle(fn, ctx):
 
 
 class _Uses:
-    """Where each name of the function is mentioned: its stores (assignments, loop targets, augmented
-    assignments, writes into it) and every mention, and the names of ``range`` loops' indices."""
+    """How often each name of the function is stored to (assignments, augmented assignments, writes into
+    it) and bound (assignments of the name, loop targets), and the names loops run over."""
 
     def __init__(self, fn):
         self.stores, self.rebinds, self.loop_indices = {}, {}, set()
