@@ -54,9 +54,9 @@ def warn_seconds():
 def opt_level_for(text):
     """The LLVM optimization level for a generated module with source ``text``, or None to leave
     Numba's own setting (the user set ``NUMBA_OPT``)."""
-    forced = os.environ.get("TRANSPYLE_NUMBA_OPT")
-    if forced and re.fullmatch(r"[0-3]", forced.strip()):
-        return int(forced)
+    forced = _forced_level()
+    if forced is not None:
+        return forced
     if "NUMBA_OPT" in os.environ:
         return None
     if OUTLINED_CALL.search(text) or statements(text) > LONG_FUNCTION_STATEMENTS:
@@ -68,10 +68,16 @@ def outlined_loops_level():
     """The LLVM level of the element loops of a long function, compiled as functions of their own
     (``transforms/outline_loops``) while the function itself is compiled at -O0; None to leave Numba's
     own setting (the user set ``NUMBA_OPT``)."""
-    forced = os.environ.get("TRANSPYLE_NUMBA_OPT")
-    if forced and re.fullmatch(r"[0-3]", forced.strip()):
-        return int(forced)
+    forced = _forced_level()
+    if forced is not None:
+        return forced
     return None if "NUMBA_OPT" in os.environ else DEFAULT_OPT
+
+
+def _forced_level():
+    """The level ``TRANSPYLE_NUMBA_OPT`` forces for generated code, or None."""
+    forced = os.environ.get("TRANSPYLE_NUMBA_OPT")
+    return int(forced) if forced and re.fullmatch(r"[0-3]", forced.strip()) else None
 
 
 @contextlib.contextmanager

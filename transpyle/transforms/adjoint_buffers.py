@@ -23,6 +23,7 @@ import gast
 
 from ..base.ast_utils import assign, dotted, name
 from ..base.kinds import Kind
+from .element_forms import range_axis
 
 _ZEROS = ("np.zeros", "np.zeros_like")
 
@@ -205,22 +206,12 @@ def _assign_first_write(fn, i, var, uses, kinds):
 
 
 def _covers(it, var, axis, alloc, uses):
-    """Whether loop header ``it`` is ``range(n)`` (or ``range(0, n[, 1])``) with ``n`` axis ``axis`` of
-    ``var``, or of the array it was made like (bound once)."""
-    if not (isinstance(it, gast.Call) and dotted(it.func) == "range" and not it.keywords):
+    """Whether loop header ``it`` runs over axis ``axis`` of ``var``, or of the array it was made like
+    (bound once)."""
+    over = range_axis(it)
+    if over is None or over[1] != axis:
         return False
-    args = it.args
-    if len(args) in (2, 3):
-        if not all(isinstance(a, gast.Constant) and a.value == v for a, v in zip(args[::2], (0, 1))):
-            return False
-        args = args[1:2]
-    if len(args) != 1:
-        return False
-    n = args[0]
-    if not (isinstance(n, gast.Subscript) and isinstance(n.value, gast.Attribute) and n.value.attr == "shape" and
-            isinstance(n.value.value, gast.Name) and isinstance(n.slice, gast.Constant) and n.slice.value == axis):
-        return False
-    owner = n.value.value.id
+    owner = over[0]
     like = alloc.value.args[0] if dotted(alloc.value.func) == "np.zeros_like" else None
     return owner == var or isinstance(like, gast.Name) and owner == like.id and uses.rebinds.get(owner, 0) <= 1
 

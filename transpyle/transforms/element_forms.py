@@ -172,6 +172,24 @@ def _canonical(node):
     return None
 
 
+def range_axis(it):
+    """(array name, axis) of a loop header ``range(x.shape[k])`` (or ``range(0, x.shape[k][, 1])``): the
+    loop runs over axis ``k`` of ``x``; None for any other header."""
+    if not (isinstance(it, gast.Call) and dotted(it.func) == "range" and not it.keywords):
+        return None
+    args = it.args
+    if len(args) in (2, 3):
+        if not all(isinstance(a, gast.Constant) and a.value == v for a, v in zip(args[::2], (0, 1))):
+            return None
+        args = args[1:2]
+    n = args[0] if len(args) == 1 else None
+    if isinstance(n, gast.Subscript) and isinstance(n.value, gast.Attribute) and n.value.attr == "shape" and \
+            isinstance(n.value.value, gast.Name) and isinstance(n.slice, gast.Constant) and \
+            isinstance(n.slice.value, int):
+        return n.value.value.id, n.slice.value
+    return None
+
+
 def names_in(node):
     return {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
 

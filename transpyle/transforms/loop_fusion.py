@@ -18,9 +18,9 @@ and:
 """
 import gast
 
-from ..base.ast_utils import dotted, is_comment, name
+from ..base.ast_utils import is_comment, name
 from ..base.naming import ELEMENT_INDEX_NAME
-from .element_forms import buffer_roots
+from .element_forms import buffer_roots, range_axis
 
 
 def fuse_loops(fn, kinds, shapes):
@@ -59,7 +59,7 @@ class _Fusion:
                                         for (ta, ia), (tb, ib) in zip(a, b))
 
     def equal_lengths(self, a, b):
-        la, lb = _axis_length(a), _axis_length(b)
+        la, lb = range_axis(a), range_axis(b)
         if la is None or lb is None:
             return False
         (x, i), (y, j) = la, lb
@@ -71,17 +71,6 @@ class _Fusion:
         if not headers or not self.same_headers(headers, _nest(b)):
             return False
         return _independent(_inner(a), _inner(b)[1], self.roots)
-
-
-def _axis_length(it):
-    """(array, axis) of a loop header ``range(x.shape[k])``, else None."""
-    if isinstance(it, gast.Call) and dotted(it.func) == "range" and len(it.args) == 1 and \
-            isinstance(it.args[0], gast.Subscript):
-        n = it.args[0]
-        if isinstance(n.value, gast.Attribute) and n.value.attr == "shape" and isinstance(n.value.value, gast.Name) \
-                and isinstance(n.slice, gast.Constant) and isinstance(n.slice.value, int):
-            return n.value.value.id, n.slice.value
-    return None
 
 
 def _nest(s):
