@@ -38,9 +38,8 @@ from ..base.naming import ELEMENT_INDEX, ELEMENT_LOCALS
 from ..analysis.shapes import ONE
 from . import adjoint_buffers, loop_fusion
 from .element_forms import (assign_to, buffer_roots, element_at, elementwise, float_array, index_at, is_operand,
-                            put, reductions_inside,
-                            names_in, number_kind, operands, outer_operands, rewrite, same_memory, sum_of,
-                            unbroadcast_of)
+                            names_in, number_kind, operands, outer_operands, put, reductions_inside, rewrite,
+                            same_memory, sum_of, unbroadcast_of)
 
 OPERAND, OUT, ELEMENT, NEW, REDUCED = ELEMENT_LOCALS
 
