@@ -248,3 +248,29 @@ def test_axes_of_length_one_broadcast():
     assert shapes.of["m"] == (x0, ONE) and shapes.same("d", "x")
     assert shapes.of["r"] == (x1,) and shapes.of["c"] == (("axis", "v", 0, 0), ONE)
     assert shapes.of["e"] == (("axis", "v", 0, 0), x1)
+
+
+# ---- axes a matrix product shows equal ---------------------------------------------------------------
+def outer_before_and_after(a, p, r):
+    early = np.sum(np.outer(r, p) * a)        # before the products: r, p and a's axes may differ here
+    q = a @ p
+    s = r @ a
+    return early + np.sum(q * q) + np.sum(s * s)
+
+
+def test_matrix_products_show_axes_equal_after_they_run():
+    """Once ``q = a @ p`` and ``s = r @ a`` have run, a's axes are r's and p's: the outer products of the
+    adjoint need no shape test when the code is compiled for kinds only; the statement before keeps it."""
+    text = transpyle.show(outer_before_and_after, kinds=("f8[:, :]", "f8[:]", "f8[:]"))
+    code = "\n".join(line for line in text.splitlines() if not line.strip().startswith("#"))
+    sweep = code[code.index("bq = "):]
+    assert "r.shape[0] ==" not in sweep and "p.shape[0] ==" not in sweep and "np.outer(" not in sweep
+    assert ".shape[0] ==" in code[:code.index("q = a @ p")] or "rt.conform" in code[:code.index("q = a @ p")]
+
+
+@pytest.mark.parametrize("backend", ALL_BACKENDS)
+def test_matrix_product_facts_keep_gradients_right(backend):
+    rng = np.random.default_rng(5)
+    for n, m in ((3, 4), (1, 5), (6, 1)):
+        check_grad(outer_before_and_after, (rng.normal(size=(n, m)), rng.normal(size=m), rng.normal(size=n)),
+                   backend=backend)

@@ -32,6 +32,7 @@ from ..base.ast_utils import dotted, is_empty_declaration, is_index_scalar, is_n
 from ..base.kinds import Kind
 from ..rules.primitives import lookup
 from .aliases import TARGET_SHAPED_ATTR
+from .axis_facts import AxisFacts
 from .places import assignments
 
 #: functions whose result has the shape of their first argument
@@ -50,6 +51,7 @@ class Shapes:
     def __init__(self, tree, kinds, lengths=None):
         """``lengths``: the equal argument axes the code is specialized for (``Context.arg_lengths``)."""
         self.kinds = kinds
+        self.facts = AxisFacts()        # learned by the caller, statement by statement (``learn``)
         lengths = lengths or {}
         self.of = {}
         self.witnesses = {}
@@ -109,15 +111,19 @@ class Shapes:
             if v in self.of and len(values) == 1:
                 self.witnesses[v] = values[0]
 
+    def learn(self, stmt):
+        """Take in the axis lengths ``stmt`` shows equal once it has run (``axis_facts``)."""
+        self.facts.learn(stmt, self)
+
     def same(self, a, b):
         """Whether names ``a`` and ``b`` surely have the same shape."""
-        sa, sb = self.of.get(a), self.of.get(b)
+        sa, sb = self.facts.shape(self.of.get(a)), self.facts.shape(self.of.get(b))
         return sa is not None and sa == sb and None not in sa
 
     def same_as(self, value, name):
         """Whether the expression ``value`` (a name, a basic part ``x[1:-1]``, an elementwise operation)
         surely has the shape of the name ``name``."""
-        sa, sb = self.shape_of(value), self.of.get(name)
+        sa, sb = self.shape_of(value), self.facts.shape(self.of.get(name))
         return sa is not _PENDING and sa is not None and sa == sb and None not in sa
 
     def known(self, node):
@@ -163,7 +169,11 @@ class Shapes:
     def shape_of(self, value):
         """The symbolic shape of an expression: a name, a basic part, an elementwise operation (nested
         ones too), a copy or an array made like another, a reduction along an axis; ``None`` where
-        unknown."""
+        unknown. Axes the facts learned so far show equal are named alike."""
+        shape = self._shape_of(value)
+        return shape if shape is _PENDING else self.facts.shape(shape)
+
+    def _shape_of(self, value):
         if isinstance(value, (gast.Name, gast.Constant)):
             return self.name_shape(value)
         if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):

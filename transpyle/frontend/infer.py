@@ -46,6 +46,16 @@ class _Infer:
         self.changed = False
         self.dtypes = DtypeNames(ctx, self.expr_kind)
 
+    def _optional_kind(self, node):
+        """The kind of an optional argument written as index arithmetic or a basic part (``n + 1``,
+        ``x[-1]``), else None (a shape tuple, an axis list: read by the rule as written)."""
+        if not isinstance(node, (gast.BinOp, gast.UnaryOp, gast.Subscript)):
+            return None
+        try:
+            return self.expr_kind(node)
+        except Exception:        # a form only the rule reads
+            return None
+
     def expr_kind(self, node):
         """Kind of an atom, shape fact or index expression."""
         if isinstance(node, gast.Constant):
@@ -66,6 +76,10 @@ class _Infer:
             return INT
         if isinstance(node, gast.BinOp):
             left, right = self.expr_kind(node.left), self.expr_kind(node.right)
+            if isinstance(left, TupleKind) or isinstance(right, TupleKind):
+                raise self.ctx.error(node, "arithmetic on a tuple that is not written out is not supported",
+                                     hint="build the shape from tuples written out, an argument's .shape and "
+                                          ".ndim, and integer constants: (1,) * x.ndim + (-1,)")
             k = promote(left, right)
             return k.with_dtype("float64") if isinstance(node.op, gast.Div) else k
         if isinstance(node, gast.Compare):        # in rule templates: (b == 0)
@@ -168,8 +182,10 @@ class _Infer:
             elif p in prim.diff or p not in prim.defaults:
                 k = self.expr_kind(node) if not isinstance(node, (gast.Tuple, gast.List)) or p != "shape" else None
                 kinds[p] = k
+            elif isinstance(node, (gast.Name, gast.Constant)):
+                kinds[p] = self.expr_kind(node)
             else:
-                kinds[p] = self.expr_kind(node) if isinstance(node, (gast.Name, gast.Constant)) else None
+                kinds[p] = self._optional_kind(node)
         try:
             return prim.result_kind(KindMap(kinds, self.kinds), bound)
         except StaticError as exc:
@@ -309,6 +325,11 @@ def operand_kinds(ctx, prim, bound):
         elif isinstance(node, (gast.Name, gast.Constant)) or \
                 isinstance(node, gast.Attribute) and node.attr == "T" and isinstance(node.value, gast.Name):
             kinds[p] = ctx.expr_kind(node)        # x.T: in rule templates, read again by custom_rules
+        elif isinstance(node, (gast.Subscript, gast.BinOp, gast.UnaryOp)):
+            try:                                  # a basic part or index arithmetic left in place (x[:2], n + 1)
+                kinds[p] = ctx.expr_kind(node)
+            except Exception:       # a form the kind reading does not take: as any other operand
+                kinds[p] = None
         else:
             kinds[p] = None
     return KindMap(kinds, ctx.kinds)

@@ -10,7 +10,7 @@ import copy
 
 import gast
 
-from ..base.ast_utils import assign, const, name
+from ..base.ast_utils import assign, const, dotted, name, parse_expr
 from ..base.kinds import INT
 from ..rules.primitives import is_atom, lookup
 from ..rules.common import StaticError
@@ -27,6 +27,7 @@ def _statement(s, ctx):
     if prim is None:
         return [s]
     kinds = operand_kinds(ctx, prim, bound)
+    _respell_alias(value, prim, kinds)
     if prim.stack_depth(kinds):
         return _unstack(s, prim, bound, kinds, ctx)
     if prim.lower is None:
@@ -45,6 +46,19 @@ def _statement(s, ctx):
     written = lookup(s.value)[0]
     # the call written may need lowering of its own (np.sum along an axis)
     return before + (_statement(s, ctx) if written is not None and written is not prim else [s])
+
+
+#: spellings that are another primitive's alias (builtins that are NumPy functions on numbers, ``np.array``
+#: of an array, a copy) and that Numba takes only on numbers
+_ALIASES = ("abs", "max", "min", "round", "np.array")
+
+
+def _respell_alias(value, prim, kinds):
+    """``abs(x)``, ``max(a, b)``, ``round(x, 2)``, ``np.array(x)`` with an array operand: spelled as the
+    NumPy function they are (``np.abs``, ``np.maximum``, ``np.round``, ``np.copy``), which Numba compiles."""
+    if isinstance(value, gast.Call) and dotted(value.func) in _ALIASES and prim.key.startswith("np.") and \
+            dotted(value.func) != prim.key and any(getattr(k, "ndim", 0) for k in kinds.values()):
+        value.func = parse_expr(prim.key)
 
 
 def _unstack(s, prim, bound, kinds, ctx):

@@ -25,7 +25,9 @@ from ..rules.matrices import composite, multi_output
 from ..rules.rewrites import call_rewrite, subscript_rewrite
 from ..rules.writes import writer_of
 from .functional_updates import at_update
+from . import printed, static_tuples
 from .source import FunctionSource, imported_names, is_user_function, read_function
+from .named_expressions import hoist as hoist_named_expressions
 from .spellings import ATTRIBUTE_CALLS, library_name, method_call, multi_output_call, spelling_of
 from .transform_calls import TransformCalls
 from .unsupported_syntax import refuse_unsupported
@@ -53,6 +55,10 @@ class _Resolver(TransformCalls, gast.NodeTransformer):
 
     def visit_FunctionDef(self, node):
         # a nested helper: registered for inlining, resolved with the enclosing namespace
+        if node.name in self.nested_defs:
+            # calls are inlined by name: which of two defs a call means would depend on the path taken
+            raise self.ctx.error(node, f"the function '{node.name}' is defined twice in the body",
+                                 construct=f"def {node.name}", hint="give each definition a name of its own")
         self._remember_nested(node)
         inner_locals = local_names(node)
         # names of the enclosing function it reads (closures); kept for its resolution when inlined
@@ -77,7 +83,10 @@ class _Resolver(TransformCalls, gast.NodeTransformer):
         # transforms drop them; asserts are dropped too
         if isinstance(node.value, gast.Call) and isinstance(node.value.func, gast.Name) and \
                 node.value.func.id == "print" and "print" not in self.locals:
-            return self.generic_visit(node) if self.ctx.mode == "primal" else None
+            if self.ctx.mode != "primal":
+                return None
+            node.value.args = printed.pieces(node.value.args)
+            return self.generic_visit(node)
         if isinstance(node.value, gast.Constant):      # docstrings
             return None
         return self.generic_visit(node)
@@ -104,6 +113,11 @@ class _Resolver(TransformCalls, gast.NodeTransformer):
             # a parameter holds an array or a number (None is bound into the code, never passed in)
             return gast.copy_location(const(isinstance(node.ops[0], gast.IsNot)), node)
         return _fold(node, [node.left] + node.comparators)
+
+    def visit_BinOp(self, node):
+        node = self.generic_visit(node)
+        top = self.unit is self.ctx.source       # argument kinds are those of the transformed function
+        return static_tuples.fold(node, self.ctx.arg_kinds if top else {}, self.never_none)
 
     def visit_BoolOp(self, node):
         node = self.generic_visit(node)
@@ -257,6 +271,10 @@ class _Resolver(TransformCalls, gast.NodeTransformer):
                                      hint=f"write into its elements: x.{node.attr}[...] = value")
             return gast.copy_location(gast.Call(func=parse_expr(ATTRIBUTE_CALLS[node.attr]), args=[node.value],
                                                 keywords=[]), node)
+        if node.attr == "ndim" and self.unit is self.ctx.source:
+            rank = static_tuples.ndim_of(node, self.ctx.arg_kinds, self.never_none)
+            if rank is not None:
+                return rank
         if node.attr in ("shape", "size", "ndim", "dtype"):
             return node
         raise self.ctx.error(node, f"the attribute '.{node.attr}' is not supported",
@@ -397,8 +415,20 @@ def _fold(node, operands):
 def local_names(fdef):
     args = fdef.args
     params = {a.id for a in args.args + args.kwonlyargs}
-    nested = {n.name for n in fdef.body if isinstance(n, gast.FunctionDef)}
-    return params | stored_names(fdef.body) | nested
+    return params | stored_names(fdef.body) | _nested_defs(fdef.body)
+
+
+def _nested_defs(stmts):
+    """Names of the functions defined in ``stmts`` or in their blocks (a def inside a loop or a branch),
+    not inside those functions."""
+    out = set()
+    for s in stmts:
+        if isinstance(s, gast.FunctionDef):
+            out.add(s.name)
+        else:
+            for field in ("body", "orelse"):
+                out |= _nested_defs(getattr(s, field, None) or [])
+    return out
 
 
 def run(tree, ctx, unit=None):
@@ -407,6 +437,7 @@ def run(tree, ctx, unit=None):
     if tree.args.vararg is not None or tree.args.kwarg is not None:
         raise ctx.error(tree, "*args and **kwargs are not supported", construct=f"def {tree.name}",
                         hint="list the parameters explicitly")
+    hoist_named_expressions(tree, ctx)
     resolver = _Resolver(ctx, unit, local_names(tree) | getattr(tree, ENCLOSING_ATTR, set()))
     resolver.never_none = {a.id for a in tree.args.args} - stored_names(tree.body)
     tree.body = resolver.block(tree.body)

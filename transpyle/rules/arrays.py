@@ -346,6 +346,20 @@ def _like(k, s):
     return k["x"].with_dtype(dtype_of(dt))
 
 
+def _shape_as_tuple(position, keyword):
+    """A shape written as a list (``np.empty([n, m])``, ``np.reshape(x, [n, -1])``) is the tuple of its
+    items, which Numba takes; the call is then spelled as any other (the builder returns None)."""
+    def build(call):
+        given = call.args[position] if len(call.args) > position else \
+            next((kw.value for kw in call.keywords if kw.arg == keyword), None)
+        if isinstance(given, gast.List):
+            given.__class__ = gast.Tuple
+        return None
+    return build
+
+
+define_call([np.zeros, np.ones, np.empty, np.full], _shape_as_tuple(0, "shape"))
+define_call([np.reshape], _shape_as_tuple(1, "shape"))
 define("np.zeros", [np.zeros], "shape, dtype=None", _made("shape"))
 define("np.ones", [np.ones], "shape, dtype=None", _made("shape"))
 define("np.empty", [np.empty, np.ndarray], "shape, dtype=None", _made("shape"))
@@ -379,4 +393,4 @@ define("np.linspace", [np.linspace], "start, stop, num=50", lambda k, s: Kind("f
        {"start": "np.sum(g * np.linspace(1.0, 0.0, num))", "stop": "np.sum(g * np.linspace(0.0, 1.0, num))"},
        diff=("start", "stop"),
        jvp={"start": "t * np.linspace(1.0, 0.0, num)", "stop": "t * np.linspace(0.0, 1.0, num)"})
-define("np.eye", [np.eye], "n", lambda k, s: Kind("float64", 2))
+define("np.eye", [np.eye], "N, M=None, k=0, dtype=None", lambda k, s: Kind(dtype_of(s.get("dtype")), 2))

@@ -120,9 +120,10 @@ define("np.conj", [np.conj, np.conjugate], "x", same("x"), {"x": "np.conj(g)"}, 
        jvp={"x": "np.conj(t)"})
 
 # piecewise-constant functions: derivative zero almost everywhere
-for _name, _more in {"sign": [], "floor": [math.floor], "ceil": [math.ceil], "round": [round],
-                     "rint": [], "trunc": [math.trunc]}.items():
+for _name, _more in {"sign": [], "floor": [math.floor], "ceil": [math.ceil], "rint": [], "trunc": [math.trunc]}.items():
     define(f"np.{_name}", [getattr(np, _name)] + _more, "x", same("x"), batch=LANEWISE)
+# rounding to ``decimals`` places (round(x, 2) is the same function of numbers)
+define("np.round", [np.round, np.around, round], "x, decimals=0", same("x"), batch=LANEWISE)
 
 define("np.arctan2", [np.arctan2, math.atan2], "a, b", floating("a", "b"),
        {"a": "g * b / (a * a + b * b)", "b": "-g * a / (a * a + b * b)"}, broadcasts=True)

@@ -150,25 +150,39 @@ define_written("np.tile", "A, reps=1", lambda k, s: k["A"].with_ndim(_reps(k, s)
 
 
 # ---- np.repeat --------------------------------------------------------------------------------------------
+def _repeats(k, s):
+    """The constant count (or tuple of counts) of np.repeat, or the name ``repeats`` where the count is an
+    integer computed when the code runs (one count for every element)."""
+    count = k["repeats"]
+    try:
+        repeats = literal(s["repeats"], "repeats")
+    except StaticError:
+        if count is not None and count.ndim == 0 and count.dtype.startswith("int"):
+            return "repeats"
+        raise StaticError("np.repeat takes one integer count, or a constant list of them, 0 or more",
+                          hint="a count per element computed at run time gives a shape read from data") from None
+    if not (isinstance(repeats, int) and repeats >= 0 or isinstance(repeats, tuple) and
+            all(isinstance(r, int) and r >= 0 for r in repeats)):
+        raise StaticError("np.repeat takes one integer count, or a constant list of them, 0 or more")
+    return repeats
+
+
 def _repeat_kind(k, s):
     x = k["a"]
+    _repeats(k, s)
     axis = literal(s["axis"], "axis")
     if axis is None:
         return x.with_ndim(1)
     _axis(axis, _rank(k, "a"))
-    repeats = literal(s["repeats"], "repeats")
-    if not (isinstance(repeats, int) and repeats >= 0 or isinstance(repeats, tuple) and
-            all(isinstance(r, int) and r >= 0 for r in repeats)):
-        raise StaticError("np.repeat takes a constant count, or a list of them, 0 or more")
     return x
 
 
 def _repeat_lower(s, k):
-    repeats, axis = literal(s["repeats"], "repeats"), literal(s["axis"], "axis")
+    repeats, axis = _repeats(k, s), literal(s["axis"], "axis")
     x, ndim = ("np.ravel(a)", 1) if axis is None else ("a", k["a"].ndim)
     axis = 0 if axis is None else axis % ndim
     sizes = ["a.size"] if ndim == 1 and axis == 0 and x != "a" else [f"a.shape[{d}]" for d in range(ndim)]
-    if isinstance(repeats, int):
+    if isinstance(repeats, (int, str)):     # one count for all: a constant, or the name of a computed one
         if repeats == 0:
             return part(x, axis, ndim, "0:0")
         ones = ["1"] * (ndim + 1)

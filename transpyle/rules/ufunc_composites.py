@@ -9,7 +9,10 @@ and once the operands' kinds are known (``lower``):
 - ``np.logaddexp(a, b)``: ``m + log1p(exp(d))`` with ``m`` the larger operand and ``d`` the smaller less the
   larger (0 where they are equal, so that two equal infinities give that infinity); at a tie each operand
   gets half of the cotangent, as the function's own gradient has it; ``np.logaddexp2`` in base 2;
-- ``np.angle(z, deg)``: ``np.arctan2`` of the imaginary and real parts (of 0 and ``z`` for a real ``z``).
+- ``np.angle(z, deg)``: ``np.arctan2`` of the imaginary and real parts (of 0 and ``z`` for a real ``z``);
+- ``np.isclose(a, b, rtol, atol, equal_nan)``: ``|a - b| <= atol + rtol * |b|`` (equal infinities are close;
+  NaNs are where ``equal_nan``), ``np.allclose`` the same for every element; ``np.count_nonzero(a, axis)``:
+  the sum of ``a != 0``. Tests of values: no derivative flows through them.
 """
 import gast
 import numpy as np
@@ -63,3 +66,25 @@ def _angle_text(s, k):
 
 
 define_written("np.angle", "z, deg=False", _angle_kind, _angle_text)
+
+
+def _isclose(s, k):
+    equal_nan = literal(s["equal_nan"], "equal_nan")
+    if equal_nan not in (True, False):
+        raise StaticError("equal_nan must be True or False")
+    close = "((np.abs(a - b) <= atol + rtol * np.abs(b)) | (a == b))"
+    return f"({close} | (np.isnan(a) & np.isnan(b)))" if equal_nan else close
+
+
+_CLOSE = "a, b, rtol=1e-05, atol=1e-08, equal_nan=False"
+define_written("np.isclose", _CLOSE, lambda k, s: elementwise("a", "b")(k, s).with_dtype("bool"), _isclose)
+define_written("np.allclose", _CLOSE, lambda k, s: elementwise("a", "b")(k, s).with_dtype("bool").with_ndim(0),
+               lambda s, k: f"np.all({_isclose(s, k)})")
+def _count_kind(k, s):
+    axis, keep, ndim = literal(s["axis"], "axis"), literal(s["keepdims"], "keepdims"), k["a"].ndim
+    dropped = 0 if keep else ndim if axis is None else len(axis) if isinstance(axis, tuple) else 1
+    return k["a"].with_dtype("int64").with_ndim(ndim - dropped)
+
+
+define_written("np.count_nonzero", "a, axis=None, keepdims=False", _count_kind,
+               lambda s, k: "np.sum(a != 0, axis=axis, keepdims=keepdims)")

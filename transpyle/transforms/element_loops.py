@@ -74,10 +74,12 @@ class ElementLoops:
     def lower(self):
         """Lower the function's statements; whether any was."""
         self.lowered = False
-        self.fn.body = self.block(self.fn.body)
+        self.fn.body = self.block(self.fn.body, top=True)
         return self.lowered
 
-    def block(self, stmts):
+    def block(self, stmts, top=False):
+        """The statements lowered; after each statement of the function's own body (which runs whenever
+        the ones after it do) the shapes take in the axis lengths it shows equal."""
         out = []
         for s in stmts:
             if isinstance(s, (gast.For, gast.While, gast.If)):
@@ -86,6 +88,8 @@ class ElementLoops:
             lowered = None if is_comment(s) else self.statement(s)
             self.lowered = self.lowered or lowered is not None
             out.extend(lowered if lowered is not None else [s])
+            if top:
+                self.shapes.learn(s)
         return out
 
     # ---- one statement ----------------------------------------------------------------------------
