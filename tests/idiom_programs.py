@@ -177,3 +177,37 @@ def printed_in_branch(x):
         print("large sum {} at {:.3f}".format(s, x[0]))
         print(f"large: {s:.2e}, first {x[0]}")
     return s * s
+
+
+def view_rows_read_after(x):
+    b = np.outer(x, x) + 1.0
+    for i in range(b.shape[0]):
+        r = b[i]
+        r *= x[i]
+    return np.sum(r * r) + np.sum(b)
+
+
+def view_columns_read_after(a):
+    b = a * 2.0
+    for j in range(b.shape[1]):
+        c = b[:, j]
+        c -= np.mean(c)
+    return np.sum(c ** 3) + np.sum(b * a)
+
+
+def view_read_after_base_written(x):
+    b = np.outer(x, x)
+    for i in range(b.shape[0]):
+        r = b[i]
+        r += 1.0
+    b[-1] *= 3.0
+    return np.sum(r * x)
+
+
+def view_rebound_before_the_loop(x):
+    b = np.outer(x, x)
+    r = b[0]
+    for i in range(b.shape[0]):
+        r = b[i]
+        r += 1.0
+    return np.sum(r * x)

@@ -19,7 +19,8 @@ CASES = [
     (P.ediff, VECTOR), (P.gradient_1d, VECTOR), (P.gradient_axis, MATRIX), (P.closeness, VECTOR),
     (P.list_shapes, VECTOR), (P.array_of_array, VECTOR), (P.walrus_branch, VECTOR), (P.walrus_while, VECTOR),
     (P.walrus_nested, VECTOR), (P.def_in_loop, VECTOR), (P.def_in_branch, VECTOR),
-    (P.tuple_shapes, VECTOR), (P.printed_in_branch, VECTOR),
+    (P.tuple_shapes, VECTOR), (P.printed_in_branch, VECTOR), (P.view_rows_read_after, VECTOR),
+    (P.view_columns_read_after, MATRIX), (P.view_read_after_base_written, VECTOR),
 ]
 SHAPES = {VECTOR: [(5,), (8,)], MATRIX: [(4, 3), (5, 6)]}
 
@@ -57,6 +58,7 @@ REFUSED = [
     (P.walrus_after_and, (np.ones(3),), "only some evaluations reach"),
     (P.walrus_reads_first, (np.ones(3),), "'n' is read in this statement before"),
     (P.def_twice, (np.ones(3), 1.0), "'g' is defined twice"),
+    (P.view_rebound_before_the_loop, (np.ones(3),), "'r' refers to the buffer of 'b' in one place"),
     (P.max_with_default, (np.ones(3),), "max() with default= is not supported"),
     (P.diff_of_order_computed, (np.ones(6),), "np.diff: n must be a constant"),
 ]

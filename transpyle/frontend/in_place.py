@@ -7,6 +7,7 @@ import gast
 from ..analysis.aliases import IN_PLACE_ATTR, Aliases
 from ..base.ast_utils import name
 from ..base.kinds import Kind
+from . import views_after_loops
 
 
 def run(tree, ctx):
@@ -20,6 +21,8 @@ def run(tree, ctx):
                 whole = gast.Slice(lower=None, upper=None, step=None)
                 s.targets[0] = gast.copy_location(gast.Subscript(value=name(t.id), slice=whole, ctx=gast.Store()), t)
             setattr(s, IN_PLACE_ATTR, False)
+    if not ctx.options.get("generated"):
+        views_after_loops.retake(tree, ctx)
     shared = Aliases(tree, ctx)
     if not ctx.options.get("generated"):
         # every transform accepts and refuses the same programs: what reverse mode cannot follow
