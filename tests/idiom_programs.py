@@ -211,3 +211,29 @@ def view_rebound_before_the_loop(x):
         r = b[i]
         r += 1.0
     return np.sum(r * x)
+
+
+def reshape_of_transpose(a):
+    flat = a.T.reshape(-1)
+    return np.sum(flat * np.arange(flat.shape[0])) + np.sum(np.reshape(a[:, ::2], (-1,)) ** 2)
+
+
+def strided_reshape_written(y):
+    z = y * 1.0
+    v = z[::2].reshape(2, 2)                # a view: splitting one axis keeps its stride
+    v *= 3.0
+    return np.sum(z * z)
+
+
+def strided_matrix_reshape_written(y):
+    z = np.outer(y[:4], y[4:]) * 1.0
+    v = z[:, ::2].reshape(4, 1, 2)          # NumPy views: only axes split and added
+    v *= 3.0
+    return np.sum(z * z)
+
+
+def strided_transpose_reshape_written(x):
+    b = np.outer(x[:3], x[3:]) * 1.0
+    flat = b.T.reshape(-1)                  # a copy: the transpose of a matrix has no flat view
+    flat[:2] *= 5.0
+    return np.sum(flat * flat) + np.sum(b)

@@ -21,6 +21,7 @@ CASES = [
     (P.walrus_nested, VECTOR), (P.def_in_loop, VECTOR), (P.def_in_branch, VECTOR),
     (P.tuple_shapes, VECTOR), (P.printed_in_branch, VECTOR), (P.view_rows_read_after, VECTOR),
     (P.view_columns_read_after, MATRIX), (P.view_read_after_base_written, VECTOR),
+    (P.reshape_of_transpose, MATRIX),
 ]
 SHAPES = {VECTOR: [(5,), (8,)], MATRIX: [(4, 3), (5, 6)]}
 
@@ -62,6 +63,31 @@ REFUSED = [
     (P.max_with_default, (np.ones(3),), "max() with default= is not supported"),
     (P.diff_of_order_computed, (np.ones(6),), "np.diff: n must be a constant"),
 ]
+
+
+@pytest.mark.parametrize("backend", ["numpy", pytest.param("numba", marks=pytest.mark.numba)])
+def test_a_written_reshape_numpy_views_is_an_error_where_the_copy_differs(backend):
+    """A reshape of a strided vector is a view (its one axis split); of a strided matrix, written in
+    place, it is followed as a copy, and where NumPy makes a view instead the call raises, in every
+    transform."""
+    y = np.random.default_rng(7).normal(size=8)
+    np.testing.assert_allclose(transpyle.grad(P.strided_reshape_written, backend=backend)(y),
+                               jax_free_grad(P.strided_reshape_written, y), rtol=1e-6, atol=1e-8)
+    for transform in (transpyle.jit, transpyle.grad):
+        with pytest.raises(ValueError, match="NumPy makes it a view"):
+            transform(P.strided_matrix_reshape_written, backend=backend)(y)
+    x = np.arange(1.0, 7.0)
+    got = transpyle.grad(P.strided_transpose_reshape_written, backend=backend)(x)
+    np.testing.assert_allclose(got, jax_free_grad(P.strided_transpose_reshape_written, x), rtol=1e-6, atol=1e-8)
+
+
+def jax_free_grad(f, x, h=1e-6):
+    out = np.zeros_like(x)
+    for i in range(x.size):
+        e = np.zeros_like(x)
+        e[i] = h
+        out[i] = (f(x + e) - f(x - e)) / (2 * h)
+    return out
 
 
 @pytest.mark.parametrize("f, args, message", REFUSED, ids=[r[0].__name__ for r in REFUSED])

@@ -24,7 +24,7 @@ import warnings
 
 import gast
 
-from ..base.ast_utils import expr_source, loaded_names
+from ..base.ast_utils import expr_source, loaded_names, parse_expr
 from ..base.context import place
 from ..base.kinds import Kind
 from ..rules.primitives import lookup
@@ -75,6 +75,7 @@ class Aliases:
         self.view_of = {}                   # id(view statement) -> base name
         self.strided = _strided(assigns, self.operand_kinds)
         self.targets = {}                   # id(view statement) -> the name it binds
+        self.strided_reshapes = []          # (statement, operand): reshapes of strided arrays (base_of)
         for s in assigns:
             base = self.base_of(s)
             if base is not None:
@@ -121,8 +122,13 @@ class Aliases:
         operand = bound.get(param) if param else None
         if not isinstance(operand, gast.Name):
             return None
+        one_axis = getattr(self.kinds.get(operand.id), "ndim", None) == 1
+        if prim.key == "np.reshape" and one_axis:
+            return operand.id           # splitting one axis never needs its elements contiguous: a view
         if prim.key in ("np.ravel", "np.reshape") and operand.id in self.strided:
-            return None                 # NumPy copies what it cannot view with the new shape
+            # NumPy views or copies by the strides: followed as a copy, and refused where that differs
+            self.strided_reshapes.append((s, operand.id))
+            return None
         return operand.id
 
     def operand_kinds(self, bound):
@@ -212,10 +218,30 @@ class Aliases:
                 return looped or there[d][1] > here[d][1]
         return False
 
+    def check_strided_reshapes(self):
+        """A reshape of a strided array is a view where NumPy can lay the new shape over the strides
+        (``y[::2].reshape(2, 2)``) and a copy otherwise (``B.T.reshape(-1)``): the run decides. It is
+        followed as a copy; where a write through either name could reach the other while the reshaped
+        one is in use, the call becomes ``rt.reshape_copy``, which raises where NumPy would make a view."""
+        for s, operand in self.strided_reshapes:
+            prim, _ = lookup(s.value)
+            if prim is None or prim.key != "np.reshape":
+                continue                # np.ravel copies whatever is not contiguous
+            v, here = s.targets[0].id, position(self.body, s)
+            for w in assignments(self.body):
+                t = w.targets[0]
+                if not (isinstance(t, gast.Subscript) and isinstance(t.value, gast.Name)):
+                    continue
+                if t.value.id in self.members(v) or t.value.id in self.members(operand) and \
+                        self._may_follow(here, position(self.body, w)) and not dead_after(self.body, w, v):
+                    s.value.func = parse_expr("rt.reshape_copy")
+                    break
+
     def views(self):
         """Views followed as views by reverse mode: view name -> its statement. A view of a class
         that is written in place; it must have one definition, one base and index that stay bound
         while it is in use (checked by ``check_view``)."""
+        self.check_strided_reshapes()
         out = {}
         for v, stmts in self.defs.items():
             viewing = [s for s in stmts if id(s) in self.view_of]

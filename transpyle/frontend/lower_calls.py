@@ -48,17 +48,22 @@ def _statement(s, ctx):
     return before + (_statement(s, ctx) if written is not None and written is not prim else [s])
 
 
-#: spellings that are another primitive's alias (builtins that are NumPy functions on numbers, ``np.array``
-#: of an array, a copy) and that Numba takes only on numbers
-_ALIASES = ("abs", "max", "min", "round", "np.array")
+#: spellings of a primitive that Numba takes only on numbers (builtins that are NumPy functions, ``np.array``
+#: of an array: a copy), or only on contiguous arrays (``np.reshape``), and what compiled code calls instead
+#: for arrays (None: the primitive's own NumPy name)
+_ALIASES = {"abs": None, "max": None, "min": None, "round": None, "np.array": None, "np.reshape": "rt.reshape"}
 
 
 def _respell_alias(value, prim, kinds):
-    """``abs(x)``, ``max(a, b)``, ``round(x, 2)``, ``np.array(x)`` with an array operand: spelled as the
-    NumPy function they are (``np.abs``, ``np.maximum``, ``np.round``, ``np.copy``), which Numba compiles."""
-    if isinstance(value, gast.Call) and dotted(value.func) in _ALIASES and prim.key.startswith("np.") and \
-            dotted(value.func) != prim.key and any(getattr(k, "ndim", 0) for k in kinds.values()):
-        value.func = parse_expr(prim.key)
+    """``abs(x)``, ``max(a, b)``, ``round(x, 2)``, ``np.array(x)``, ``np.reshape(x, s)`` with an array
+    operand: spelled as a function Numba compiles (``np.abs``, ``np.maximum``, ``np.round``, ``np.copy``,
+    ``rt.reshape``)."""
+    spelled = dotted(value.func) if isinstance(value, gast.Call) else None
+    if spelled not in _ALIASES or not any(getattr(k, "ndim", 0) for k in kinds.values()):
+        return
+    target = _ALIASES[spelled] or (prim.key if prim.key.startswith("np.") else None)
+    if target is not None and target != spelled:
+        value.func = parse_expr(target)
 
 
 def _unstack(s, prim, bound, kinds, ctx):

@@ -7,6 +7,8 @@ old contents no longer reach the output.
 import gast
 import numpy as np
 
+from .. import runtime as rt
+
 from ..base.ast_utils import template_expr
 from ..base.kinds import INT, Kind, TupleKind
 from . import LANEWISE, LINEAR, SHAPE, define
@@ -65,7 +67,7 @@ def _reshape_batch(batched, k, s):
     return f"np.reshape(np.ascontiguousarray(x), (_B,) + {dims})"
 
 
-define("np.reshape", [np.reshape], "x, shape", _reshape_kind, {"x": "np.ascontiguousarray(g).reshape(x.shape)"},
+define("np.reshape", [np.reshape, rt.reshape, rt.reshape_copy], "x, shape", _reshape_kind, {"x": "np.ascontiguousarray(g).reshape(x.shape)"},
        diff=("x",), jvp=LINEAR, batch=_reshape_batch, view="x")
 define("np.ravel", [np.ravel], "x", lambda k, s: k["x"].with_ndim(1),
        {"x": "np.ascontiguousarray(g).reshape(x.shape)"}, jvp=LINEAR,

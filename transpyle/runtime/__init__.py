@@ -9,6 +9,7 @@ holds the markers of pmap's collectives (``rt.psum``), which pmap itself carries
 calls; ``scans`` (NumPy's ufunc methods: accumulate, outer, at), ``binning`` (histograms, the shape of a
 covariance), ``diagonals`` (diagonals along two axes and their adjoint) and ``along_axis`` (gathers, scatters
 and sorting positions along one axis: np.take_along_axis, np.sort).
+``reshapes`` holds NumPy's reshape for arrays of any layout (a view where the strides allow one).
 ``special_functions`` holds erf, gammaln and its derivatives, elementwise; ``dynamic_slices`` lax.dynamic_slice
 and dynamic_update_slice; ``elementary`` exp and tanh of numbers in a form LLVM vectorizes (element loops call them).
 
@@ -17,6 +18,7 @@ relative imports of their private names), so ``transpyle compile`` can copy the 
 calls, with those they import, into it: compiled modules run without transpyle installed.
 """
 from .core import *  # noqa: F401,F403
+from .reshapes import *  # noqa: F401,F403
 from .axis_reductions import *  # noqa: F401,F403
 from .exclusive_products import *  # noqa: F401,F403
 from .random_bits import *  # noqa: F401,F403
@@ -35,8 +37,8 @@ from .elementary import *  # noqa: F401,F403
 from .collectives import *  # noqa: F401,F403  (markers only: not in MODULES, never compiled)
 from . import (along_axis, axis_reductions, batching, binning, core, diagonals, exclusive_products, indexing,  # noqa: F401
                linalg, products, random_bits, random_draws, scans, special_functions,
-               dynamic_slices, elementary)
+               dynamic_slices, elementary, reshapes)
 
 #: the modules, in the order a compiled module holds them
-MODULES = (core, axis_reductions, exclusive_products, random_bits, random_draws, linalg, products, batching, indexing,
+MODULES = (core, reshapes, axis_reductions, exclusive_products, random_bits, random_draws, linalg, products, batching, indexing,
            scans, binning, diagonals, along_axis, special_functions, dynamic_slices, elementary)
