@@ -1,7 +1,11 @@
 """Small functions written the way NumPy users write them, one idiom each (builtins over arrays, NumPy
 signatures with their documented keywords, assignment expressions, helpers defined in loops), for
 tests/test_idioms.py. Each takes a float vector or matrix first and returns a number."""
+from typing import NamedTuple
+
 import numpy as np
+
+import transpyle
 
 WEIGHT = 0.5
 
@@ -237,3 +241,41 @@ def strided_transpose_reshape_written(x):
     flat = b.T.reshape(-1)                  # a copy: the transpose of a matrix has no flat view
     flat[:2] *= 5.0
     return np.sum(flat * flat) + np.sum(b)
+
+
+# ---- programs ported from JAX ---------------------------------------------------------------------------
+class State(NamedTuple):
+    pos: np.ndarray
+    vel: float
+    damping: float = 0.9
+
+
+def state_step(s, dt):
+    return State(s.pos + dt * s.vel, s.vel * s.damping, damping=s.damping)
+
+
+def state_run(x):
+    s = State(x * 1.0, vel=np.sum(x))
+    for i in range(3):
+        s = state_step(s, 0.1)
+    return np.sum(s.pos ** 2) + s.vel
+
+
+@transpyle.custom_vjp
+def doubled(x):
+    return x * 2.0
+
+
+def _doubled_fwd(x):
+    return doubled(x), None
+
+
+def _doubled_bwd(res, g):
+    return (g * 2.0,)
+
+
+doubled.defvjp(_doubled_fwd, _doubled_bwd)
+
+
+def custom_vjp_without_residuals(x):
+    return np.sum(doubled(x) * x)

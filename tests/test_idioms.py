@@ -21,7 +21,7 @@ CASES = [
     (P.walrus_nested, VECTOR), (P.def_in_loop, VECTOR), (P.def_in_branch, VECTOR),
     (P.tuple_shapes, VECTOR), (P.printed_in_branch, VECTOR), (P.view_rows_read_after, VECTOR),
     (P.view_columns_read_after, MATRIX), (P.view_read_after_base_written, VECTOR),
-    (P.reshape_of_transpose, MATRIX),
+    (P.reshape_of_transpose, MATRIX), (P.state_run, VECTOR), (P.custom_vjp_without_residuals, VECTOR),
 ]
 SHAPES = {VECTOR: [(5,), (8,)], MATRIX: [(4, 3), (5, 6)]}
 
@@ -49,7 +49,11 @@ def test_grad_matches_finite_differences(f, kind, backend):
         check_grad(f, (x,), backend=backend, rtol=1e-5, atol=1e-6)
 
 
-@pytest.mark.parametrize("f, kind, backend", PARAMS)
+#: reverse-mode rules only (custom_vjp): forward mode refuses them, as JAX does
+NO_FORWARD = {P.custom_vjp_without_residuals}
+
+
+@pytest.mark.parametrize("f, kind, backend", [p for p in PARAMS if p.values[0] not in NO_FORWARD])
 def test_jvp_matches_finite_differences(f, kind, backend):
     x = _inputs(kind, 3)[0]
     check_jvp(f, (x,), 0, np.random.default_rng(4), backend=backend, rtol=1e-5, atol=1e-6)
@@ -79,6 +83,19 @@ def test_a_written_reshape_numpy_views_is_an_error_where_the_copy_differs(backen
     x = np.arange(1.0, 7.0)
     got = transpyle.grad(P.strided_transpose_reshape_written, backend=backend)(x)
     np.testing.assert_allclose(got, jax_free_grad(P.strided_transpose_reshape_written, x), rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("backend", ["numpy", pytest.param("numba", marks=pytest.mark.numba)])
+def test_complex_normal_draws(backend):
+    """random.normal with a complex dtype: independent real and imaginary parts of variance 1/2."""
+    from transpyle import random
+
+    def draw(key):
+        return random.normal(key, (20000,), dtype=np.complex128)
+    z = transpyle.jit(draw, backend=backend)(random.key(3))
+    assert z.dtype == np.complex128
+    assert abs(np.var(z.real) - 0.5) < 0.03 and abs(np.var(z.imag) - 0.5) < 0.03
+    assert abs(np.corrcoef(z.real, z.imag)[0, 1]) < 0.03
 
 
 def jax_free_grad(f, x, h=1e-6):

@@ -113,3 +113,20 @@ def test_show_after_a_pass_the_mode_does_not_run_says_so():
     with pytest.raises(transpyle.TranspileError) as info:
         transpyle.show(pendulum, mode="jvp", kinds=("f8[:]", "f8[:]"), after="reverse")
     assert "does not run in mode jvp" in str(info.value) and "forward" in str(info.value)
+
+
+def test_show_of_a_transformed_function_uses_its_transform():
+    """``show(grad(f))``, ``show(jit(f))``, ``show(vmap(f, in_axes))`` show what that transform generates;
+    kinds may be one string, as on the command line."""
+    def header(text):
+        return text.splitlines()[0]
+    assert "grad of" in header(transpyle.show(transpyle.grad(_two_args, argnums=1), kinds="f8[:], f8[:]"))
+    assert "with respect to: y" in transpyle.show(transpyle.grad(_two_args, argnums=1), kinds="f8[:], f8[:]")
+    assert "jit of" in header(transpyle.show(transpyle.jit(_two_args), kinds="f8[:], f8[:]"))
+    vm = transpyle.show(transpyle.vmap(_two_args, in_axes=(None, 0)), kinds="f8[:], f8[:, :]")
+    assert "vmap of" in header(vm) and "y: float64[:]" in header(vm)
+    assert transpyle.show(_two_args, kinds="f8[:], f8[:]") == transpyle.show(_two_args, kinds=["f8[:]", "f8[:]"])
+
+
+def _two_args(x, y):
+    return np.sum(np.sin(x) * y)

@@ -70,7 +70,7 @@ def jvp(fun, primals, tangents, has_aux=False, backend=None):
     if len(tangents) != len(primals):
         raise TranspileError(f"jvp got {len(primals)} primals but {len(tangents)} tangents",
                              hint="pass one tangent per primal: jvp(f, (x, y), (dx, dy))")
-    if flat.has_pytree(primals):
+    if flat.needs_flattening(fun, primals):       # pytree arguments, or pytrees built in the body
         return _jvp_pytrees(fun, tuple(primals), tangents, has_aux, backend)
     given = len(primals)
     primals = tuple(_bind(fun, _signature(fun), tuple(primals), {}))   # defaults

@@ -61,19 +61,45 @@ def generate(fun, mode="grad", argnums=0, args=None, kinds=None, has_aux=False, 
                               label=label, lengths=lengths)
 
 
-def show(fun, mode="grad", argnums=0, args=None, kinds=None, has_aux=False, after=None, holomorphic=False,
+def _unwrapped(fun, mode, argnums, has_aux, in_axes, out_axes):
+    """``show(grad(f))``: the function a transform was made of, with that transform's mode and options
+    (where no mode is given); a plain function is shown under ``grad``."""
+    if mode is not None or not isinstance(fun, Transformed):
+        return fun, mode or "grad", argnums, has_aux, in_axes, out_axes
+    options = fun.transform_options
+    return (fun.fun, "jit" if fun.mode == "primal" else fun.mode, fun.argnums if fun.tuple_argnums else
+            fun.argnums[0], fun.has_aux, options.get("in_axes", in_axes), options.get("out_axes", out_axes))
+
+
+def _kind_list(kinds):
+    """Kinds given as one string (``"f8[:, :], f8[:]"``, as the command line takes them) as a list."""
+    if not isinstance(kinds, str):
+        return kinds
+    out, depth, start = [], 0, 0
+    for i, c in enumerate(kinds):
+        depth += c == "["
+        depth -= c == "]"
+        if c == "," and depth == 0:
+            out.append(kinds[start:i].strip())
+            start = i + 1
+    return out + [kinds[start:].strip()]
+
+
+def show(fun, mode=None, argnums=0, args=None, kinds=None, has_aux=False, after=None, holomorphic=False,
          in_axes=0, out_axes=0, strategy="loop"):
     """The generated source for ``fun`` under ``mode`` (what is compiled): one of ``pipeline.MODES``,
-    ``hessian`` or ``jit``.
+    ``hessian`` or ``jit``. Without a mode, a transformed function (``show(grad(f))``, ``show(jit(f))``)
+    is shown as its transform generates it, and a plain function under ``grad``.
 
     Specialisation needs the argument kinds: give example ``args``, or ``kinds`` as strings
-    like ``("f8[:]", "f8[:, :]", "f8")``. Without either, they are read from annotations or from how
+    like ``("f8[:]", "f8[:, :]", "f8")`` (or one string, ``"f8[:], f8[:, :], f8"``). Without either, they are read from annotations or from how
     the function uses its arguments (``argument_kinds``) and named in the header. ``after`` names a
     pass (``pipeline.PASSES``): the text is then the function after that pass instead, each time it
     ran (a Jacobian runs the sweeps it calls; a Hessian runs jacrev, then jacfwd over its code).
     """
-    options = dict(mode=mode, argnums=argnums, args=args, kinds=kinds, has_aux=has_aux, holomorphic=holomorphic,
-                   in_axes=in_axes, out_axes=out_axes, strategy=strategy)
+    fun, mode, argnums, has_aux, in_axes, out_axes = _unwrapped(fun, mode, argnums, has_aux, in_axes, out_axes)
+    options = dict(mode=mode, argnums=argnums, args=args, kinds=_kind_list(kinds), has_aux=has_aux,
+                   holomorphic=holomorphic, in_axes=in_axes, out_axes=out_axes, strategy=strategy)
     if after is not None:
         return _after(fun, after, options)
     fname, tree, ctx = generate(fun, **options)

@@ -25,7 +25,7 @@ import inspect
 
 import gast
 
-from ..base.ast_utils import assign, const, name, parse_expr
+from ..base.ast_utils import assign, const, name, parse_expr, stored_names
 from ..base.context import FILE_ATTR
 from .custom import custom_jvp
 from .source import read_function
@@ -110,7 +110,12 @@ def _vjp_call(inliner, stmt, rule, args):
     pair = gast.Tuple(elts=[name(value, store=True), name(residuals, store=True)], ctx=gast.Store())
     out = inliner.block([_call(ctx, stmt, pair, rule.fwd, args)])
     count = _tuple_length(out, residuals)
-    if count is None:              # not a tuple: bwd receives it as it is
+    nothing = [t for t in out if isinstance(t, gast.Assign) and isinstance(t.targets[0], gast.Name) and
+               t.targets[0].id == residuals and isinstance(t.value, gast.Constant) and t.value.value is None]
+    if nothing and len(nothing) == sum(residuals in stored_names([t]) for t in out):
+        out = [t for t in out if t is not nothing[0]]       # fwd saves nothing (``return y, None``)
+        saved = const(None)
+    elif count is None:            # not a tuple: bwd receives it as it is
         saved = name(residuals)
     else:
         parts = [ctx.namer.fresh("_r") for _ in range(count)]

@@ -10,9 +10,9 @@ arguments positional, the dtype as ``np.float64``/``np.float32`` and a shape lis
 import gast
 
 from .. import runtime as rt
-from ..base.ast_utils import parse_expr
+from ..base.ast_utils import parse_expr, template_expr
 from ..base.kinds import BOOL, INT, Kind, TupleKind
-from . import LINEAR, define
+from . import LINEAR, by_key, define
 from .common import StaticError, dtype_of
 
 KEY = Kind("int64", 1)          # keys are uint32 arrays; to kinds every integer is int64
@@ -118,11 +118,12 @@ def _fold_in_kind(k, s):
     return KEY
 
 
-def _float_kind(k, s):
+def _float_kind(k, s, complex_too=False):
     _check_key(k, s)
     dtype = dtype_of(s["dtype"])
-    if dtype not in ("float64", "float32"):
-        raise StaticError(f"dtype must be np.float64 or np.float32, got {dtype}")
+    allowed = ("float64", "float32") + (("complex128", "complex64") if complex_too else ())
+    if dtype not in allowed:
+        raise StaticError(f"dtype must be {' or '.join('np.' + d for d in allowed)}, got {dtype}")
     return Kind(dtype, _shape_rank(k, s["shape"]))
 
 
@@ -199,7 +200,24 @@ _define("random.fold_in", rt.random_fold_in, "key, data", _fold_in_kind)
 _define("random.uniform", rt.random_uniform, "key, shape=(), dtype=None, minval=0.0, maxval=1.0", _uniform_kind,
         vjp={p: f"np.sum(g * {w})" for p, w in _UNIFORM_WEIGHTS.items()},
         jvp={p: f"t * {w}" for p, w in _UNIFORM_WEIGHTS.items()}, diff=("minval", "maxval"))
-_define("random.normal", rt.random_normal, "key, shape=(), dtype=None", _float_kind)
+_define("random.normal", rt.random_normal, "key, shape=(), dtype=None", lambda k, s: _float_kind(k, s, True))
+_REAL_NORMAL = by_key("random.normal").lower
+
+
+def _normal_lower(bound, kinds, statics):
+    """A complex normal draw, as JAX makes one: real and imaginary parts independent normals of variance
+    1/2, drawn with the two halves of the key."""
+    dtype = dtype_of(bound["dtype"])
+    if not dtype.startswith("complex"):
+        return _REAL_NORMAL(bound, kinds, statics)
+    real = "float64" if dtype == "complex128" else "float32"
+    return template_expr(f"(rt.random_normal(rt.random_split(key, 2)[0], shape, np.{real}) + "
+                         f"1j * rt.random_normal(rt.random_split(key, 2)[1], shape, np.{real})) * 0.7071067811865476",
+                         key=bound["key"], shape=bound["shape"] if not isinstance(bound["shape"], gast.List) else
+                         gast.Tuple(elts=bound["shape"].elts, ctx=gast.Load()))
+
+
+by_key("random.normal").lower = _normal_lower
 _define("random.bernoulli", rt.random_bernoulli, "key, p=0.5, shape=None", _bernoulli_kind)
 _define("random.randint", rt.random_randint, "key, shape, minval, maxval", _randint_kind)
 # the rows of x in the key's order: the cotangent's rows go back by the inverse order

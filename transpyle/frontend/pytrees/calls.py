@@ -50,6 +50,8 @@ class CallFlattening:
                                                                args=[leaf] + copy.deepcopy(node.args[1:]),
                                                                keywords=copy.deepcopy(node.keywords))
                                                      for leaf in arg.leaves()])
+        if isinstance(obj, type) and issubclass(obj, tuple) and hasattr(obj, "_fields"):
+            return self.namedtuple(obj, node, out)
         transform = self.transform_of(func)
         if transform is not None:
             result = self.call_transform(node, transform, out)
@@ -61,6 +63,32 @@ class CallFlattening:
             if result is not None:
                 return result
         return self.generic(node, out)
+
+    def namedtuple(self, cls, node, out):
+        """``State(pos, vel=v)``: a namedtuple made in the body is the pytree of its fields, positional
+        arguments first, then keywords, then the class's defaults (as the class's own constructor does)."""
+        fields = tuple(cls._fields)
+        given = dict(zip(fields, node.args))
+        for kw in node.keywords:
+            if kw.arg not in fields or kw.arg in given:
+                raise self.error(node, f"{cls.__name__}() got an unexpected or repeated field '{kw.arg}'",
+                                 hint=f"its fields are {', '.join(fields)}")
+            given[kw.arg] = kw.value
+        if len(node.args) > len(fields):
+            raise self.error(node, f"{cls.__name__}() takes {len(fields)} fields, {len(node.args)} given",
+                             hint=f"its fields are {', '.join(fields)}")
+        defaults = getattr(cls, "_field_defaults", {})
+        items = []
+        for f in fields:
+            if f in given:
+                items.append(self.item(given[f], out))
+            elif f in defaults and isinstance(defaults[f], (int, float, bool)):
+                items.append(const(defaults[f]))
+            else:
+                raise self.error(node, f"{cls.__name__}() needs its field '{f}'",
+                                 hint="give every field that has no number as its default")
+        return self.materialize(Struct(pytree.TreeDef("namedtuple", node=cls, keys=fields), items), "_leaf", out,
+                                node)
 
     def transform_of(self, func):
         """The transform a callee is, when known at transform time: ``g`` after ``g = grad(loss)``,
