@@ -279,3 +279,20 @@ doubled.defvjp(_doubled_fwd, _doubled_bwd)
 
 def custom_vjp_without_residuals(x):
     return np.sum(doubled(x) * x)
+
+
+def generator_sums(x):
+    total = sum(x[i] * x[i] for i in range(x.shape[0]))
+    return total + sum([v ** 3 for v in x], 0.5) + max(abs(v) for v in x) + min(v for v in x if v > -10.0)
+
+
+def generator_pairs(a):
+    return sum(a[i, j] * (i + 1) for i in range(a.shape[0]) for j in range(a.shape[1]) if i != j)
+
+
+def generator_tests(x):
+    if any(v > 100.0 for v in x):
+        return 0.0
+    if all(v < -100.0 for v in x):
+        return 1.0
+    return sum(((x[i] - x[i - 1]) ** 2 for i in range(1, x.shape[0])), 0.5)

@@ -22,6 +22,7 @@ CASES = [
     (P.tuple_shapes, VECTOR), (P.printed_in_branch, VECTOR), (P.view_rows_read_after, VECTOR),
     (P.view_columns_read_after, MATRIX), (P.view_read_after_base_written, VECTOR),
     (P.reshape_of_transpose, MATRIX), (P.state_run, VECTOR), (P.custom_vjp_without_residuals, VECTOR),
+    (P.generator_sums, VECTOR), (P.generator_pairs, MATRIX), (P.generator_tests, VECTOR),
 ]
 SHAPES = {VECTOR: [(5,), (8,)], MATRIX: [(4, 3), (5, 6)]}
 

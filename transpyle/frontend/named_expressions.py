@@ -70,8 +70,8 @@ def _take(s, ctx):
     """The assignments the assignment expressions of ``s`` stand for, in evaluation order; each one in
     ``s`` is replaced by its name."""
     found = []
-    for expr in _own_expressions(s):
-        _collect(expr, found, ctx, sometimes=False)
+    if not isinstance(s, gast.FunctionDef):
+        _collect(s, found, ctx, sometimes=False)
     if not found:
         return []
     reads = [n for expr in _own_expressions(s) for n in gast.walk(expr) if isinstance(n, gast.Name)
@@ -99,8 +99,8 @@ def _collect(node, found, ctx, sometimes):
     for field, value in gast.iter_fields(node):
         children = value if isinstance(value, list) else [value]
         for k, child in enumerate(children):
-            if not isinstance(child, gast.AST):
-                continue
+            if not isinstance(child, gast.AST) or isinstance(child, gast.stmt):
+                continue            # the statements of a block are rewritten on their own
             later = sometimes or isinstance(node, _SOMETIMES) or \
                 isinstance(node, gast.BoolOp) and field == "values" and k > 0
             _collect(child, found, ctx, later)

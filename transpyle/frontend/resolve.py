@@ -25,7 +25,7 @@ from ..rules.matrices import composite, multi_output
 from ..rules.rewrites import call_rewrite, subscript_rewrite
 from ..rules.writes import writer_of
 from .functional_updates import at_update
-from . import printed, static_tuples
+from . import generator_reductions, printed, static_tuples
 from .source import FunctionSource, imported_names, is_user_function, read_function
 from .named_expressions import hoist as hoist_named_expressions
 from .spellings import ATTRIBUTE_CALLS, library_name, method_call, multi_output_call, spelling_of
@@ -437,6 +437,7 @@ def run(tree, ctx, unit=None):
     if tree.args.vararg is not None or tree.args.kwarg is not None:
         raise ctx.error(tree, "*args and **kwargs are not supported", construct=f"def {tree.name}",
                         hint="list the parameters explicitly")
+    generator_reductions.lower(tree, ctx, unit.namespace, local_names(tree))
     hoist_named_expressions(tree, ctx)
     resolver = _Resolver(ctx, unit, local_names(tree) | getattr(tree, ENCLOSING_ATTR, set()))
     resolver.never_none = {a.id for a in tree.args.args} - stored_names(tree.body)

@@ -79,7 +79,9 @@ class ExpressionFlattening:
         if isinstance(node, gast.keyword):
             node.value = self.value(node.value, out)
         elif isinstance(node, gast.comprehension):
-            raise self.error(node.iter, "comprehensions are not supported", hint="write the loop out")
+            # not over a pytree: left for resolve (a reduction of it becomes a loop, anything else is refused)
+            node.iter = self.value(node.iter, out)
+            node.ifs = [self.value(c, out) for c in node.ifs]
         return node
 
     def ev_Name(self, node, out):
