@@ -130,3 +130,22 @@ def test_show_of_a_transformed_function_uses_its_transform():
 
 def _two_args(x, y):
     return np.sum(np.sin(x) * y)
+
+
+def _bicg_like(a, p, r):
+    q = a @ p
+    s = r @ a
+    return np.sum(q * q) + np.sum(s * s)
+
+
+def _layer(x, W):
+    return np.sum(np.tanh(x @ W))
+
+
+def test_show_without_kinds_takes_the_common_reading_of_products():
+    """Arrays used only through ``@`` fit several kinds: a matrix in each product (then the fewest axes, then
+    capitals for matrices) is taken, and a line under the header says so and how to choose others."""
+    text = transpyle.show(_bicg_like)
+    assert "a: float64[:, :], p: float64[:], r: float64[:]" in text.splitlines()[0]
+    assert "read from the source, which fits several" in text.splitlines()[1] and "kinds='" in text.splitlines()[1]
+    assert "x: float64[:], W: float64[:, :]" in transpyle.show(_layer).splitlines()[0]

@@ -64,10 +64,12 @@ def example_kinds(args):
     return tuple(out)
 
 
-def resolved_kinds(fun, generate):
+def resolved_kinds(fun, generate, notes=None):
     """The kinds of ``fun``'s arguments: from annotations, else from its uses, each choice tried with
-    ``generate`` (``show.generate``: the frontend and the primal), and unique. A dict argument read as
-    ``params['W']`` gets a dict of kinds."""
+    ``generate`` (``show.generate``: the frontend and the primal). Where several fit, the one with the
+    fewest axes in all, if one has fewest (``q = a @ p; s = r @ a`` reads a matrix and two vectors, not
+    two matrices and a vector), with a line saying so appended to ``notes``; else the error names the
+    choices. A dict argument read as ``params['W']`` gets a dict of kinds."""
     fun = _user_function(fun)
     unit = fun if isinstance(fun, FunctionSource) else read_function(fun)
     params = [a.id for a in unit.tree.args.args]
@@ -99,7 +101,40 @@ def resolved_kinds(fun, generate):
                              stage=err.stage)
     differ = {p: list({spelled(k[i]): k[i] for k in fitting}.values()) for i, p in enumerate(params)
               if len({spelled(k[i]) for k in fitting}) > 1}
+    products = _products(unit.tree, params)
+    scores = [_reading_score(k, params, products) for k in fitting]
+    best = [k for k, score in zip(fitting, scores) if score == max(scores)]
+    if len(best) == 1:
+        if notes is not None:
+            others = [spelled_kinds(k) for k in fitting if k is not best[0]]
+            notes.append(f"the kinds are read from the source, which fits several; taken: {_listing(params, best[0])} "
+                         f"(a matrix in each product, then the fewest axes); give others with kinds='{others[0]}' "
+                         f"(--kinds on the command line)")
+        return best[0]
     raise _ambiguous(unit, differ, fitting[0])
+
+
+def _products(tree, params):
+    """The operand pairs of the matrix products (``a @ b``, ``np.dot(a, b)``) of arguments in ``tree``."""
+    out = []
+    for n in gast.walk(tree):
+        pair = (n.left, n.right) if isinstance(n, gast.BinOp) and isinstance(n.op, gast.MatMult) else \
+            tuple(n.args) if isinstance(n, gast.Call) and dotted(n.func) in ("np.dot", "numpy.dot") and \
+            len(n.args) == 2 else None
+        if pair:
+            out.append(tuple(p.id if isinstance(p, gast.Name) and p.id in params else None for p in pair))
+    return out
+
+
+def _reading_score(kinds, params, products):
+    """How common a reading of the arguments is, for choosing among several that fit: products with a
+    matrix operand (``A @ x`` is a matrix times a vector more often than a dot of vectors), then fewer
+    axes in all, then matrices named in capitals (``W``, ``A``)."""
+    rank = {p: getattr(k, "ndim", 0) for p, k in zip(params, kinds)}
+    with_matrix = sum(any(rank.get(p) == 2 for p in pair if p) for pair in products)
+    axes = sum(getattr(leaf, "ndim", 0) or 0 for k in kinds for leaf in pytree.leaves(k))
+    capitals = sum(1 for p in params if p[:1].isupper() and rank.get(p) == 2)
+    return with_matrix, -axes, capitals
 
 
 def _user_function(fun):

@@ -15,14 +15,14 @@ from .functional import _flat_function
 from .transformed import Transformed, _kinds, _normalize_argnums
 
 
-def _specialization(fun, mode, argnums, args, kinds, has_aux, holomorphic, in_axes=0):
+def _specialization(fun, mode, argnums, args, kinds, has_aux, holomorphic, in_axes=0, notes=None):
     """What show and compile_module give the pipeline: (function, mode, argnums, argument kinds,
     tuple_argnums, the arguments' TreeDefs when some are pytrees), from example ``args``, ``kinds``
     strings (or pytrees of them, for pytree arguments), or kinds read from the source
     (``argument_kinds``: those of one call, which vmap batches along ``in_axes``)."""
     nums, tuple_argnums = _normalize_argnums(fun, argnums)
     if args is None and kinds is None:
-        kinds = resolved_kinds(fun, generate)
+        kinds = resolved_kinds(fun, generate, notes)
         if mode == "vmap":
             kinds = batched_kinds(kinds, in_axes)
     if args is None and kinds is not None and flat.has_pytree(kinds):   # pytrees of kind strings:
@@ -46,12 +46,13 @@ def _specialization(fun, mode, argnums, args, kinds, has_aux, holomorphic, in_ax
 
 
 def generate(fun, mode="grad", argnums=0, args=None, kinds=None, has_aux=False, holomorphic=False, in_axes=0,
-             out_axes=0, after=None, strategy="loop"):
-    """(name, gast FunctionDef, Context) of the generated function; see :func:`show`."""
+             out_axes=0, after=None, strategy="loop", notes=None):
+    """(name, gast FunctionDef, Context) of the generated function; see :func:`show`. ``notes``: a list
+    that gets a line where the kinds read from the source were chosen among several."""
     label = "jit" if mode == "jit" else None
     mode = "primal" if mode == "jit" else mode            # jit compiles the function as it is
     fun, mode, nums, arg_kinds, tuple_argnums, treedefs = _specialization(fun, mode, argnums, args, kinds, has_aux,
-                                                                           holomorphic, in_axes)
+                                                                           holomorphic, in_axes, notes)
     if treedefs is not None and mode == "vmap":
         in_axes = flat.leaf_in_axes(in_axes, treedefs)
     # example arrays give the code a call with them compiles: specialized on their equal axes
@@ -102,8 +103,13 @@ def show(fun, mode=None, argnums=0, args=None, kinds=None, has_aux=False, after=
                    holomorphic=holomorphic, in_axes=in_axes, out_axes=out_axes, strategy=strategy)
     if after is not None:
         return _after(fun, after, options)
-    fname, tree, ctx = generate(fun, **options)
-    return pipeline.module_source(tree, ctx)
+    notes = []
+    fname, tree, ctx = generate(fun, notes=notes, **options)
+    text = pipeline.module_source(tree, ctx)
+    if not notes:
+        return text
+    first, rest = text.split("\n", 1)
+    return first + "\n" + "".join(f"# {n}\n" for n in notes) + rest
 
 
 def _after(fun, after, options):
