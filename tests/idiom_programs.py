@@ -296,3 +296,36 @@ def generator_tests(x):
     if all(v < -100.0 for v in x):
         return 1.0
     return sum(((x[i] - x[i - 1]) ** 2 for i in range(1, x.shape[0])), 0.5)
+
+
+# ---- lists built by appends ------------------------------------------------------------------------------
+def appended_trajectory(x0):
+    traj = []
+    x = x0 * 1.0
+    for k in range(12):
+        x = x + 0.05 * (np.sin(1.3 * x) - 0.3 * x)
+        traj.append(x)
+    states = np.array(traj)
+    velocities = np.diff(states, axis=0) / 0.05
+    return np.sum(velocities ** 2) + np.sum(states[-1]) + len(traj)
+
+
+def appended_energies(x):
+    energies = []
+    e = 0.0
+    for v in x:
+        e = e + v * v
+        if v > -10.0:
+            energies.append(e)
+        if len(energies) > 1:
+            e = e + 0.1 * energies[-2]
+    return np.sum(np.array(energies) ** 0.5) + energies[-1]
+
+
+def appended_then_written(x):
+    rows = []
+    y = x * 1.0
+    for k in range(3):
+        y *= 1.5
+        rows.append(y)
+    return np.sum(np.array(rows))

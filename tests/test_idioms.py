@@ -23,6 +23,7 @@ CASES = [
     (P.view_columns_read_after, MATRIX), (P.view_read_after_base_written, VECTOR),
     (P.reshape_of_transpose, MATRIX), (P.state_run, VECTOR), (P.custom_vjp_without_residuals, VECTOR),
     (P.generator_sums, VECTOR), (P.generator_pairs, MATRIX), (P.generator_tests, VECTOR),
+    (P.appended_trajectory, VECTOR), (P.appended_energies, VECTOR),
 ]
 SHAPES = {VECTOR: [(5,), (8,)], MATRIX: [(4, 3), (5, 6)]}
 
@@ -65,6 +66,7 @@ REFUSED = [
     (P.walrus_reads_first, (np.ones(3),), "'n' is read in this statement before"),
     (P.def_twice, (np.ones(3), 1.0), "'g' is defined twice"),
     (P.view_rebound_before_the_loop, (np.ones(3),), "'r' refers to the buffer of 'b' in one place"),
+    (P.appended_then_written, (np.ones(3),), "'y' is appended to a list (or a view of it is) and written in place"),
     (P.max_with_default, (np.ones(3),), "max() with default= is not supported"),
     (P.diff_of_order_computed, (np.ones(6),), "np.diff: n must be a constant"),
 ]

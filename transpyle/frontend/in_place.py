@@ -8,6 +8,7 @@ from ..analysis.aliases import IN_PLACE_ATTR, Aliases
 from ..base.ast_utils import name
 from ..base.kinds import Kind
 from . import views_after_loops
+from .list_appends import LIST_ITEM
 
 
 def run(tree, ctx):
@@ -24,9 +25,28 @@ def run(tree, ctx):
     if not ctx.options.get("generated"):
         views_after_loops.retake(tree, ctx)
     shared = Aliases(tree, ctx)
+    _check_list_items(tree, ctx, shared)
     if not ctx.options.get("generated"):
         # every transform accepts and refuses the same programs: what reverse mode cannot follow
         # exactly is refused here, for jit and jvp too (generated code binds its views by construction)
         shared.views()
         shared.warn_ported_aliases()
     return tree
+
+
+def _check_list_items(tree, ctx, shared):
+    """An array appended to a list (``list_appends``) must not be written in place: the list would hold
+    that array itself, which shows the last values in every row."""
+    for s in gast.walk(tree):
+        if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and
+                LIST_ITEM.match(s.targets[0].id)):
+            continue
+        item = s.targets[0].id
+        base = s.value.value if isinstance(s.value, gast.Subscript) else s.value     # a view: B[i]
+        kind = ctx.kinds.get(item)
+        if isinstance(base, gast.Name) and isinstance(kind, Kind) and kind.is_array and \
+                shared.members(base.id) & shared.written:
+            raise ctx.error(s, f"'{base.id}' is appended to a list (or a view of it is) and written in place: the "
+                               f"list holds that same array, so its rows would show the last values",
+                            construct=".append", hint=f"append a copy (.copy()), or update '{base.id}' with "
+                                                      f"'{base.id} = {base.id} + ...'")

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import gast
 
+from . import list_appends
 from ..base.context import virtual_line
 from ..base.errors import TranspileError
 
@@ -215,6 +216,7 @@ def read_function(func):
                              construct=name, hint="pass a function defined with 'def' or 'lambda'")
     fdef.decorator_list = []
     tree = gast.ast_to_gast(pytree).body[0]
+    list_appends.rewrite(tree)        # lists built by appends in a loop: arrays filled in place
     origin = generated_origin(filename)
     if origin is None:
         _USER_FILES[os.path.basename(filename)] = filename
