@@ -8,7 +8,9 @@ the function's straight-line statements (any array made by ``np.zeros`` qualifie
 - uniform: an array whose only write adds one number to all of it (the adjoint of ``np.sum`` or
   ``np.mean`` of a temporary) holds that number at every element. It becomes the number
   (``b_t3 = b_t2``), read where its elements were read (``b_t3[_e0]`` -> ``b_t3``, ``b_t3.shape`` ->
-  the shape it was made with): no array, no pass filling it, none reading it.
+  the shape it was made with): no array, no pass filling it, none reading it. The shape test of an element
+  loop reading it (``rt.conform(b_t3, s)``) tests the array it was made like, and the NumPy form the loop
+  falls back to (``b_t3 * w``) reads it as that number filling the shape (``np.full``).
 - covered by its first write: where the first statement after the allocation that touches the array
   is a loop nest over all of its elements adding into each one (``ba[_e0, _e1] += E``), nothing needs
   the zeros: the array is made with ``np.empty`` and the loop assigns (``ba[_e0, _e1] = E``), one pass
@@ -21,7 +23,7 @@ import copy
 
 import gast
 
-from ..base.ast_utils import assign, dotted, name
+from ..base.ast_utils import assign, dotted, name, parse_expr
 from ..base.kinds import Kind
 from .element_forms import range_axis
 
@@ -147,7 +149,9 @@ def _make_uniform(fn, i, var, shape, uses, ctx):
     if not _number(s.value, ctx.kinds):
         return False
     ndim = ctx.kinds[var].ndim
-    reads, shapes = [], []
+    like = fn.body[i].value
+    like = like.args[0] if dotted(like.func) == "np.zeros_like" and isinstance(like.args[0], gast.Name) else None
+    reads, shapes, tests, whole = [], [], [], []
     for stmt in later[j + 1:]:
         for node in gast.walk(stmt):
             for field, value in gast.iter_fields(node):
@@ -159,6 +163,10 @@ def _make_uniform(fn, i, var, shape, uses, ctx):
                         reads.append(node)
                     elif isinstance(node, gast.Attribute) and node.attr == "shape":
                         shapes.append(node)
+                    elif like is not None and isinstance(node, gast.Call) and dotted(node.func) == "rt.conform":
+                        tests.append(child)          # the shape test of an element loop: its model's shape
+                    elif isinstance(node, (gast.BinOp, gast.UnaryOp)):
+                        whole.append(child)          # an operand of arithmetic (the loop's fallback): the array
                     else:
                         return False
     parents = _parents(fn)
@@ -166,6 +174,11 @@ def _make_uniform(fn, i, var, shape, uses, ctx):
         _replace(parents, node, name(var))
     for node in shapes:
         _replace(parents, node, copy.deepcopy(shape))
+    for node in tests:
+        _replace(parents, node, name(like.id))
+    for node in whole:
+        _replace(parents, node, gast.Call(func=parse_expr("np.full"), args=[copy.deepcopy(shape), name(var)],
+                                          keywords=[]))
     fn.body[i + 1 + j] = assign(var, s.value)
     del fn.body[i]
     ctx.kinds[var] = Kind("float64", 0)
