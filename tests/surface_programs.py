@@ -670,6 +670,47 @@ def repeat_counts(x, w):
     return np.sum(w * np.repeat(x, [1, 0, 2], axis=0))
 
 
+def repeat_computed(x, w):
+    n = x.shape[0] - 1
+    return np.sum(w * np.repeat(x, n, axis=0))
+
+
+def diff_once(x, w):
+    return np.sum(w * np.diff(x))
+
+
+def diff_twice_axis0(x, w):
+    return np.sum(w * np.diff(x, n=2, axis=0))
+
+
+def diff_prepend(x, w):
+    return np.sum(w * np.diff(x, prepend=0.5))
+
+
+def ediff1d_ends(x, w):
+    return np.sum(w * np.ediff1d(x, to_begin=1.0, to_end=x[:2]))
+
+
+def gradient_vector(x, w):
+    return np.sum(w * np.gradient(x))
+
+
+def gradient_axis_spacing(x, w):
+    return np.sum(w * np.gradient(x, 0.5, axis=1))
+
+
+def round_decimals(x, w):
+    return np.sum(w * (np.round(x, 2) + x))
+
+
+def isclose_mask(x, w):
+    return np.sum(w * np.isclose(x, x[0]) * x)
+
+
+def count_nonzero_axis(x, w):
+    return np.sum(w * np.count_nonzero(x > 0.0, axis=1) * x[:, 0])
+
+
 # ---- products ------------------------------------------------------------------------------------------
 def outer_vectors(a, b, w):
     return np.sum(w * np.outer(a, b))
@@ -1050,6 +1091,16 @@ CASES = [
     C("np.repeat", "2, flattened", repeat_flat, N(2, 3), numba=_G),
     C("np.repeat", "3, axis=1", repeat_axis, N(2, 3)),
     C("np.repeat", "[1, 0, 2], axis=0", repeat_counts, N(3, 2)),
+    C("np.repeat", "a computed count, axis=0", repeat_computed, N(3, 2), numba=_G),
+    C("np.diff", "n=1", diff_once, N(5), numba=_G),
+    C("np.diff", "n=2, axis=0", diff_twice_axis0, N(5, 3)),
+    C("np.diff", "prepend=0.5", diff_prepend, N(4)),
+    C("np.ediff1d", "to_begin, to_end", ediff1d_ends, N(5)),
+    C("np.gradient", "a vector", gradient_vector, N(5), numba=_G),
+    C("np.gradient", "spacing 0.5, axis=1", gradient_axis_spacing, N(3, 4)),
+    C("np.round", "decimals=2", round_decimals, N(3, 4)),
+    C("np.isclose", "against one element", isclose_mask, N(5)),
+    C("np.count_nonzero", "axis=1", count_nonzero_axis, N(3, 4)),
     C("np.outer", "vectors", outer_vectors, N(3), N(4)),
     C("np.outer", "a matrix and a vector (flattened)", outer_flattens, N(2, 2), N(3)),
     C("np.outer", "a vector and a matrix (flattened)", outer_flattens, N(3), N(2, 2)),
