@@ -329,3 +329,9 @@ def appended_then_written(x):
         y *= 1.5
         rows.append(y)
     return np.sum(np.array(rows))
+
+
+def cholesky_reads_lower(a):
+    n = a.shape[0]
+    m = a @ a.T + n * np.eye(n) + np.triu(np.outer(a[:, 0], a[:, -1]), 1)    # an upper triangle NumPy ignores
+    return np.sum(np.linalg.cholesky(m) * np.arange(1.0, n * n + 1.0).reshape(n, n))

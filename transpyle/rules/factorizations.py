@@ -19,11 +19,19 @@ from .matrices import (conjugate_transposed, conjugated, define_helpers, matrix,
 # ---- Cholesky --------------------------------------------------------------------------------------
 def _cholesky_rules(k, s):
     """Murray's rules (JAX's), for L = cholesky(a) real or complex: the tangent dL = L Phi(L^-1 herm(t) L^-H),
-    the adjoint herm(L^-T Phi(L^T g) conj(L)^-1) its transpose; each inverse is a triangular solve."""
-    vjp = (f"rt.hermitian_part(rt.solve_triangular({conjugate_transposed(k, 'a', 'y')}, "
+    the adjoint herm(L^-T Phi(L^T g) conj(L)^-1) its transpose; each inverse is a triangular solve.
+
+    NumPy's cholesky reads only the lower triangle of ``a`` (the upper one is taken as its conjugate
+    transpose, whatever it holds): a tangent acts through ``tril(t) + tril(t, -1)^H``, and the adjoint S
+    (hermitian) goes to the lower triangle, each element below the diagonal getting both of its halves
+    (``2 tril(S, -1) + diag(S)``) and the upper triangle nothing, where JAX, whose function symmetrizes,
+    splits S evenly."""
+    sym = (f"rt.hermitian_part(rt.solve_triangular({conjugate_transposed(k, 'a', 'y')}, "
            "rt.solve_triangular(y.T, rt.lower_half(np.dot(y.T, g)), False).T, False).T)")
+    vjp = f"2.0 * np.tril({sym}, -1) + np.diag(np.diag({sym}))"
+    read = "(np.tril(t) + np.conj(np.transpose(np.tril(t, -1))))"
     jvp = (f"np.dot(y, rt.lower_half(rt.solve_triangular({conjugated(k, 'a', 'y')}, "
-           "rt.solve_triangular(y, rt.hermitian_part(t), True).T, True).T))")
+           f"rt.solve_triangular(y, {read}, True).T, True).T))")
     return {"a": vjp}, {"a": jvp}
 
 
