@@ -335,3 +335,10 @@ def cholesky_reads_lower(a):
     n = a.shape[0]
     m = a @ a.T + n * np.eye(n) + np.triu(np.outer(a[:, 0], a[:, -1]), 1)    # an upper triangle NumPy ignores
     return np.sum(np.linalg.cholesky(m) * np.arange(1.0, n * n + 1.0).reshape(n, n))
+
+
+def reversed_self_assignment(x):
+    b = np.outer(x, x[:3]) * 1.0
+    b[:, ::-1] = b                          # NumPy copies the overlapping value first
+    b[1:] = b[:-1] * 0.5
+    return np.sum(b * np.arange(b.size).reshape(b.shape))

@@ -359,9 +359,9 @@ class AdjointSweep:
             contrib = substitute(parse_expr(templates["v"]), dict(subs))
             if not self.shapes.same_as(part, v.id) and not getattr(s, TARGET_SHAPED_ATTR, False):
                 contrib = self.unbroadcast(contrib, v.id, pkind)
-            if v.id in self.views and arr in self.aliases.members(v.id):
-                # y[1:] = y[:-1]: the value's adjoint is a view of the same buffer, which the write
-                # clears: take the written part's cotangent first, clear, then pass it on
+            if v.id == arr or v.id in self.views and arr in self.aliases.members(v.id):
+                # y[1:] = y[:-1] (or B[:, ::-1] = B): the value's adjoint is (a view of) the same buffer,
+                # which the write clears: take the written part's cotangent first, clear, then pass it on
                 taken = self.ctx.namer.fresh("_written")
                 return [assign(taken, contrib)] + clear + [self.accumulate(v.id, name(taken))]
             out.append(self.accumulate(v.id, contrib))
