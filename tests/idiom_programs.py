@@ -342,3 +342,11 @@ def reversed_self_assignment(x):
     b[:, ::-1] = b                          # NumPy copies the overlapping value first
     b[1:] = b[:-1] * 0.5
     return np.sum(b * np.arange(b.size).reshape(b.shape))
+
+
+def snapshot_of_alias(x):
+    y = x * 1.0
+    z = y                                   # the same array: z sees the write below
+    u = z + 0.0                             # a new array: it keeps the values before the write
+    y *= 3.0
+    return np.sum(u * u) + np.sum(z * y)

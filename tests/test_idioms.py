@@ -24,7 +24,7 @@ CASES = [
     (P.reshape_of_transpose, MATRIX), (P.state_run, VECTOR), (P.custom_vjp_without_residuals, VECTOR),
     (P.generator_sums, VECTOR), (P.generator_pairs, MATRIX), (P.generator_tests, VECTOR),
     (P.appended_trajectory, VECTOR), (P.appended_energies, VECTOR), (P.cholesky_reads_lower, MATRIX),
-    (P.reversed_self_assignment, VECTOR),
+    (P.reversed_self_assignment, VECTOR), (P.snapshot_of_alias, VECTOR),
 ]
 SHAPES = {VECTOR: [(5,), (8,)], MATRIX: [(4, 3), (5, 6)]}
 
