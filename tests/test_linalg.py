@@ -402,7 +402,9 @@ def det_in_a_loop(a):
 
 
 def stacks(rng, shape):
-    return rng.normal(size=shape) + 3.0 * np.eye(shape[-1])
+    # well conditioned at every draw: a nearly singular matrix makes the solution (and the finite
+    # differences of sin of it) vary faster than the comparison's tolerance allows
+    return 0.5 * rng.normal(size=shape) + 3.0 * np.eye(shape[-1])
 
 
 def symmetric_stack(rng, count):

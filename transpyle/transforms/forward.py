@@ -98,7 +98,7 @@ class Forward:
             tangent = self.rule(s, value, var)
             written = {var} | {n.id for n in gast.walk(value) if isinstance(n, gast.Name) and n.id in self.active}
             if isinstance(tangent, (gast.Name, gast.Subscript)) and written & self.written_buffers and \
-                    id(s) not in self.views:
+                    id(s) not in self.views and getattr(self.kind(var), "ndim", 0):
                 # a new array whose tangent is another's (y = x + 1.0 gives dx): the writes into either
                 # buffer must not reach the other's tangent (u = z + 0.0, then z written in place)
                 tangent = gast.Call(func=parse_expr("np.copy"), args=[tangent], keywords=[])
