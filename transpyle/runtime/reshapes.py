@@ -98,14 +98,23 @@ def _c_strides(dims, itemsize):
     return out
 
 
-@overload(reshape, jit_options={"cache": True})
-def _reshape_numba(x, shape):
+def _typed_shape(x, shape):
+    """(whether ``shape`` is one integer, the result's rank) for an array ``x`` and an integer or tuple
+    ``shape``, as Numba types them; None for anything else."""
     if not isinstance(x, types.Array):
         return None
     single = isinstance(shape, types.Integer)
     if not (single or isinstance(shape, types.BaseTuple)):
         return None
-    rank = 1 if single else len(shape)
+    return single, 1 if single else len(shape)
+
+
+@overload(reshape, jit_options={"cache": True})
+def _reshape_numba(x, shape):
+    typed = _typed_shape(x, shape)
+    if typed is None:
+        return None
+    single, rank = typed
     if x.layout == "C":
         return lambda x, shape: x.reshape(shape)
 
@@ -124,12 +133,10 @@ def _reshape_numba(x, shape):
 
 @overload(reshape_copy, jit_options={"cache": True})
 def _reshape_copy_numba(x, shape):
-    if not isinstance(x, types.Array):
+    typed = _typed_shape(x, shape)
+    if typed is None:
         return None
-    single = isinstance(shape, types.Integer)
-    if not (single or isinstance(shape, types.BaseTuple)):
-        return None
-    rank = 1 if single else len(shape)
+    single, rank = typed
 
     def impl(x, shape):
         dims = _resolved(x.size, (shape,) if single else shape)
