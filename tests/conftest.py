@@ -1,4 +1,5 @@
-"""Shared test set-up: import path, a private transpyle cache, markers, reproducible random inputs.
+"""Shared test set-up: import path, a private transpyle cache, markers (the default run, the long tail
+and the quick subset: ``suite_split``), reproducible random inputs.
 
 Inputs are drawn fresh on every run (DESIGN.md: "fresh random inputs"), from one session seed
 printed in the pytest header; set TRANSPYLE_TEST_SEED to that number to repeat a failing run.
@@ -44,10 +45,15 @@ SEED = int(os.environ.get("TRANSPYLE_TEST_SEED") or np.random.SeedSequence().ent
 
 pytest.register_assert_rewrite("gradcheck")
 
+import suite_split  # noqa: E402  (tests/ is on the path from here on)
+
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "numba: compiles with the numba backend (about 0.5-2 s per case)")
     config.addinivalue_line("markers", "subprocess: runs python in a child process (CLI, disk cache)")
+    config.addinivalue_line("markers", "slow: the long tail, left out of the default run; CI runs it with -m slow "
+                                       "(tests/suite_split.py)")
+    config.addinivalue_line("markers", "quick: the edit-test subset of the default run (-m quick, tests/suite_split.py)")
 
 
 def pytest_unconfigure(config):
@@ -59,6 +65,7 @@ def pytest_report_header(config):
 
 
 def pytest_collection_modifyitems(config, items):
+    suite_split.mark(items)
     if importlib.util.find_spec("numba") is None:
         skip = pytest.mark.skip(reason="numba is not installed")
         for item in items:

@@ -744,7 +744,8 @@ PROGRAMS = [
     (cholesky, lambda rng: (_spd(rng, 4),), False),
     (lu, lambda rng: (_spd(rng, 4),), True),
     (ludcmp, lambda rng: (_spd(rng, 4), rng.normal(size=4)), False),
-    (durbin, draw(U(5, -0.4, 0.4)), False),
+    # a diagonally dominant Toeplitz system: its recursion stays well conditioned
+    (durbin, draw(U(5, -0.12, 0.12)), False),
     (gramschmidt, draw(N((4, 3))), False),
     (trisolv, lambda rng: (np.tril(rng.normal(size=(4, 4))) + 3.0 * np.eye(4), rng.normal(size=4)), False),
     (covariance, draw(N((5, 3))), False),
