@@ -11,6 +11,7 @@ from ..base.kinds import BOOL, FLOAT, INT, Kind, TupleKind, promote
 from ..rules.primitives import is_shape_expr, lookup
 from ..rules.advanced import indexed_ndim
 from ..rules.common import StaticError
+from ..rules import strong_zeros
 from .dtypes import DtypeNames
 
 
@@ -277,6 +278,8 @@ def rule_for(ctx, stmt, value, direction):
     try:
         kinds = operand_kinds(ctx, prim, bound)
         templates = prim.vjp_templates(kinds, bound) if direction == "vjp" else prim.jvp_templates(kinds, bound)
+        if isinstance(templates, dict) and strong_zeros.applies(prim, bound):
+            templates = strong_zeros.guarded(templates, prim, bound)
     except StaticError as exc:
         raise ctx.error(stmt, f"{prim.key}: {exc}", hint=exc.hint)
     return prim, bound, templates

@@ -53,10 +53,19 @@ class Primitive:
     exact: object = False         # its adjoint contributions have the operands' shapes (an adjoint used
     #                               once may be set by one, ``b_a = np.dot(g, b.T)``): a bool, or
     #                               (kinds) -> bool where it depends on the operands' ranks
+    infinite_slope: object = False  # its derivative is infinite where its value is finite (sqrt at 0): a zero
+    #                               cotangent or tangent must contribute zero there, not 0 * inf (``strong_zeros``);
+    #                               a bool, or (statics) -> bool where it depends on an operand (an exponent)
+    zero_slope: bool = False      # its derivative is zero where it selects another operand (np.maximum): there
+    #                               even an infinite cotangent contributes zero (``strong_zeros``)
 
     def exact_adjoints(self, kinds):
         """Whether the adjoint contributions for operands of ``kinds`` have the operands' shapes."""
         return self.exact(kinds) if callable(self.exact) else self.exact
+
+    def steep(self, statics):
+        """Whether the derivative may be infinite where the value is finite, for the operands ``statics``."""
+        return self.infinite_slope(statics) if callable(self.infinite_slope) else self.infinite_slope
 
     def viewed(self, kinds):
         """The parameter whose buffer the result shares, for operands of ``kinds`` (param -> Kind), or None."""
@@ -150,20 +159,21 @@ class AlongAxis:
 
 
 def define(key, objects, signature, kind, vjp=None, diff=None, broadcasts=False, lower=None, varargs=False,
-           jvp=None, batch=None, view=None, readonly=None, ragged=False, exact=False):
+           jvp=None, batch=None, view=None, readonly=None, ragged=False, exact=False, infinite_slope=False,
+           zero_slope=False):
     """Register a primitive. ``objects`` are the Python callables that resolve to it. Primitives that
     broadcast are elementwise, so their batching rule defaults to ``LANEWISE``. ``view``: the parameter
     whose buffer the result shares, for primitives that return a view (see ``analysis/aliases``); ``readonly``:
     why writes into that buffer are refused while the view is in use; ``ragged``: the result's shape depends
     on the operands' values, not only on their shapes; ``exact``: the adjoint contributions have the operands'
-    shapes (see ``Primitive.exact``)."""
+    shapes (see ``Primitive.exact``); ``infinite_slope``, ``zero_slope``: see ``Primitive``."""
     params, defaults = _parse_signature(signature)
     if diff is None:
         diff = tuple(p for p in params if p not in defaults) if (vjp is not None or jvp is not None) else ()
     if batch is None and broadcasts and key != "setitem":
         batch = LANEWISE
     prim = Primitive(key, params, defaults, tuple(diff), kind, vjp, broadcasts, lower, varargs, jvp, batch, view,
-                     readonly, ragged, exact)
+                     readonly, ragged, exact, infinite_slope, zero_slope)
     _BY_KEY[key] = prim
     for obj in objects:
         if isinstance(obj, str):

@@ -18,10 +18,20 @@ define("Sub", [], "a, b", elementwise("a", "b"), {"a": "g", "b": "-g"}, broadcas
 define("Mult", [np.multiply], "a, b", elementwise("a", "b"), {"a": "g * b", "b": "g * a"}, broadcasts=True)
 define("Div", [np.divide, np.true_divide], "a, b", floating("a", "b"),
        {"a": "g / b", "b": "-g * y / b"}, broadcasts=True)
+def _whole_power(b):
+    """Whether the exponent is a constant 0, 1, 2, ...: a ** b then has a finite slope everywhere."""
+    try:
+        value = const_value(b, "b")
+    except StaticError:
+        return False
+    return isinstance(value, (int, float)) and float(value).is_integer() and value >= 0
+
+
 define("Pow", [np.power, pow], "a, b", elementwise("a", "b"),
        # JAX's conventions at a == 0: d/da is 0 where b == 0 (a ** 0 is 1 everywhere; b * a ** (b - 1)
-       # would be 0 * inf there), and d/db uses log(a) taken as 0
-       {"a": "g * b * a ** (b - 1 + (b == 0))", "b": "g * y * np.log(a + (a == 0))"}, broadcasts=True)
+       # would be 0 * inf there), and d/db uses log(a) taken as 0; x ** 0.5 is infinitely steep at 0
+       {"a": "g * b * a ** (b - 1 + (b == 0))", "b": "g * y * np.log(a + (a == 0))"}, broadcasts=True,
+       infinite_slope=lambda s: not _whole_power(s["b"]))
 define("FloorDiv", [np.floor_divide], "a, b", elementwise("a", "b"), {"a": "0.0 * g", "b": "0.0 * g"},
        broadcasts=True)
 define("Mod", [np.mod, np.remainder], "a, b", elementwise("a", "b"),
@@ -86,8 +96,11 @@ _UNARY = {
     "arccosh": ("g / np.sqrt(x * x - 1.0)", [math.acosh, cmath.acosh]),
     "arctanh": ("g / (1.0 - x * x)", [math.atanh, cmath.atanh]),
 }
+#: finite where their derivative is infinite (sqrt at 0, arcsin at 1): rules/strong_zeros
+_INFINITE_SLOPE = ("sqrt", "cbrt", "arcsin", "arccos", "arccosh")
 for _name, (_rule, _more) in _UNARY.items():
-    define(f"np.{_name}", [getattr(np, _name)] + _more, "x", floating("x"), {"x": _rule}, broadcasts=True)
+    define(f"np.{_name}", [getattr(np, _name)] + _more, "x", floating("x"), {"x": _rule}, broadcasts=True,
+           infinite_slope=_name in _INFINITE_SLOPE)
 
 
 # ---- functions that are not holomorphic on complex values ----------------------------------------
@@ -128,17 +141,19 @@ define("np.round", [np.round, np.around, round], "x, decimals=0", same("x"), bat
 define("np.arctan2", [np.arctan2, math.atan2], "a, b", floating("a", "b"),
        {"a": "g * b / (a * a + b * b)", "b": "-g * a / (a * a + b * b)"}, broadcasts=True)
 define("np.hypot", [np.hypot, math.hypot], "a, b", floating("a", "b"),
-       {"a": "g * a / y", "b": "g * b / y"}, broadcasts=True)
+       {"a": "g * a / y", "b": "g * b / y"}, broadcasts=True, infinite_slope=True)
 
 # ---- selection: at ties the cotangent is split evenly, as in JAX --------------------------------
 define("np.maximum", [np.maximum, max], "a, b", elementwise("a", "b"),
-       {"a": "g * ((a > b) + 0.5 * (a == b))", "b": "g * ((b > a) + 0.5 * (a == b))"}, broadcasts=True)
+       {"a": "g * ((a > b) + 0.5 * (a == b))", "b": "g * ((b > a) + 0.5 * (a == b))"}, broadcasts=True,
+       zero_slope=True)
 define("np.minimum", [np.minimum, min], "a, b", elementwise("a", "b"),
-       {"a": "g * ((a < b) + 0.5 * (a == b))", "b": "g * ((b < a) + 0.5 * (a == b))"}, broadcasts=True)
+       {"a": "g * ((a < b) + 0.5 * (a == b))", "b": "g * ((b < a) + 0.5 * (a == b))"}, broadcasts=True,
+       zero_slope=True)
 # the dtype of the branches, the rank of all three (a condition may broadcast numbers to an array)
 define("np.where", [np.where], "c, a, b",
        lambda k, s: elementwise("a", "b")(k, s).with_ndim(max(k["c"].ndim, k["a"].ndim, k["b"].ndim)),
-       {"a": "g * c", "b": "g * np.logical_not(c)"}, diff=("a", "b"), broadcasts=True)
+       {"a": "g * c", "b": "g * np.logical_not(c)"}, diff=("a", "b"), broadcasts=True, zero_slope=True)
 # clip(x, lo, hi) = minimum(maximum(x, lo), hi), each step with the tie rule above
 _BELOW_HI = "((np.maximum(x, lo) < hi) + 0.5 * (np.maximum(x, lo) == hi))"
 
@@ -157,4 +172,4 @@ define("np.clip", [np.clip, rt.clip], "x, lo, hi", elementwise("x", "lo", "hi"),
        {"x": f"g * ((x > lo) + 0.5 * (x == lo)) * {_BELOW_HI}",
         "lo": f"g * ((lo > x) + 0.5 * (x == lo)) * {_BELOW_HI}",
         "hi": "g * ((hi < np.maximum(x, lo)) + 0.5 * (np.maximum(x, lo) == hi))"}, broadcasts=True,
-       lower=_clip_lower)
+       lower=_clip_lower, zero_slope=True)

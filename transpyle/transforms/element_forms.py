@@ -36,6 +36,9 @@ def rewrite(node, leaves, ix):
     if _is_outer(node):
         return gast.BinOp(left=rewrite(node.args[0], leaves, ix), op=gast.Mult(),
                           right=rewrite(node.args[1], leaves, ix))
+    if _is_select(node):         # np.where of numbers: one branch per element (a select, vectorized)
+        c, a, b = (rewrite(arg, leaves, ix) for arg in node.args)
+        return gast.IfExp(test=c, body=a, orelse=b)
     new = copy.copy(node)
     for field, old in gast.iter_fields(node):
         if isinstance(old, gast.AST):
@@ -65,9 +68,14 @@ def elementwise(node):
         module, attr = node.func.value.id, node.func.attr
         ok = module == "np" and isinstance(getattr(np, attr, None), np.ufunc) and \
             getattr(np, attr).nin == len(node.args) and getattr(np, attr).nout == 1 or \
-            module == "math" and attr in _MATH
+            module == "math" and attr in _MATH or _is_select(node)
         return ok and all(elementwise(a) for a in node.args)
     return False
+
+
+def _is_select(node):
+    return isinstance(node, gast.Call) and dotted(node.func) == "np.where" and len(node.args) == 3 and \
+        not node.keywords
 
 
 #: reductions along an axis that an elementwise statement may read as an operand once computed first

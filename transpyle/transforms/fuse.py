@@ -191,7 +191,7 @@ def _is_value(node):
         if module == "np" and attr == "outer":          # elementwise over two axes: a[i] * b[j]
             return len(node.args) == 2 and all(_is_reference(a) or isinstance(a, gast.Name) for a in node.args)
         elementwise = module == "np" and isinstance(getattr(np, attr, None), np.ufunc) or \
-            module == "math" and attr in _MATH
+            module == "math" and attr in _MATH or module == "np" and attr == "where" and len(node.args) == 3
         return elementwise and all(_is_value(a) for a in node.args)
     return False
 
