@@ -350,3 +350,8 @@ def snapshot_of_alias(x):
     u = z + 0.0                             # a new array: it keeps the values before the write
     y *= 3.0
     return np.sum(u * u) + np.sum(z * y)
+
+
+def join_of_one_array(x):
+    m = np.reshape(x, (3, -1))
+    return np.sum(np.concatenate(m))

@@ -70,6 +70,7 @@ REFUSED = [
     (P.appended_then_written, (np.ones(3),), "'y' is appended to a list (or a view of it is) and written in place"),
     (P.max_with_default, (np.ones(3),), "max() with default= is not supported"),
     (P.diff_of_order_computed, (np.ones(6),), "np.diff: n must be a constant"),
+    (P.join_of_one_array, (np.ones(6),), "np.concatenate of one array"),
 ]
 
 

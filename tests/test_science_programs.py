@@ -13,13 +13,7 @@ from gradcheck import backend_cases, check_grad, check_jvp
 
 #: program name -> why transpyle refuses it (in its front end: every backend and mode)
 REFUSED = {
-    "lotka_volterra": "a list started with an element ([z0.copy()]) and appended to in a loop is refused: "
-                      "\"the method '.append()' is not supported\"",
-    "spring_mass_chain": "np.concatenate(([0.0], x, [0.0])) takes the list literal [0.0] for a 0-d array: "
-                         "\"the arrays joined have different numbers of dimensions: 0, 1, 0\"",
     "simpson_arc_length": "'raise' is not supported in transformed functions (an input check in a helper)",
-    "least_squares_residual": "np.stack of a list built by appends crashes the front end: "
-                              "AttributeError: 'Name' object has no attribute 'elts' (transpyle/frontend/infer.py)",
 }
 #: (program name, backend, mode) -> reason, for the cases transpyle is known to refuse or get wrong
 XFAIL = {(name, backend, mode): reason for name, reason in REFUSED.items()

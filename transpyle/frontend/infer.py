@@ -179,6 +179,11 @@ class _Infer:
             if p == "index":
                 kinds[p] = self.index_parts(node)
             elif prim.varargs and p == prim.params[0]:
+                if not isinstance(node, (gast.Tuple, gast.List)):
+                    raise self.ctx.error(stmt, f"{prim.key} of one array (its rows as the arrays joined) is not "
+                                               "supported", hint=f"list the arrays: {prim.key}((a, b, c)); a list "
+                                                                 "built by appends is an array of its items: "
+                                                                 "np.array(L) stacks them")
                 kinds[p] = [self.expr_kind(e) for e in node.elts]
             elif p in prim.diff or p not in prim.defaults:
                 k = self.expr_kind(node) if not isinstance(node, (gast.Tuple, gast.List)) or p != "shape" else None

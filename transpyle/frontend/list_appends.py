@@ -4,7 +4,8 @@ at the first append, as long as the loop's trip count times the appends in its b
 (``rt.stack_like``: items shaped like the first), filled at a counter, and cut to the counter after the
 loop. Every transform then sees array writes, which it differentiates as any others.
 
-It applies where the list is a name bound once, to ``[]``, and appended to only in one ``for`` loop over
+It applies where the list is a name bound once, to ``[]`` or to a list of first items (``[x0.copy()]``:
+each an append before the loop), and appended to only in one ``for`` loop over
 ``range(...)`` or over an array that follows in the same block (directly in its body or under ``if``s
 there, not in a loop nested in it). Inside that loop the list may be read only as ``len(L)`` and
 ``L[-k]`` (the last items, a constant ``k``); after it, as any array. Anything else is left as written,
@@ -40,16 +41,17 @@ def _block(stmts, fn, taken):
     k = 0
     while k < len(stmts):
         s = stmts[k]
-        v = _empty_list(s)
+        v = _list_made(s)
         loop = next((t for t in stmts[k + 1:] if v is not None and _appends(t, v)), None) if v else None
         if loop is not None and _fits(fn, stmts, k, loop, v):
             _apply(stmts, k, loop, v, taken)
         k += 1
 
 
-def _empty_list(s):
+def _list_made(s):
+    """The name ``s`` binds to a list display (``L = []``, ``L = [x0]``), or None."""
     if isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name) and \
-            isinstance(s.value, gast.List) and not s.value.elts:
+            isinstance(s.value, gast.List) and not any(isinstance(e, gast.Starred) for e in s.value.elts):
         return s.targets[0].id
     return None
 
@@ -91,6 +93,11 @@ def _fits(fn, stmts, k, loop, v):
         return False
     position = stmts.index(loop)
     if any(_mentions(t, v) for t in stmts[k + 1:position]) or v in stored_names(loop.body):
+        return False
+    # first items are stored where the list is made, in an array sized then: the trip count must mean there
+    # what it means at the loop
+    between = set().union(*(stored_names(t) for t in stmts[k + 1:position])) if position > k + 1 else set()
+    if stmts[k].value.elts and any(isinstance(n, gast.Name) and n.id in between for n in gast.walk(loop.iter)):
         return False
     appended = {id(a.value.func.value) for a in _appends(loop, v)}
     for n in gast.walk(loop):
@@ -156,12 +163,19 @@ def _apply(stmts, k, loop, v, taken):
         return t
 
     start = stmts[k]
-    stmts[k] = located(gast.Assign(targets=[name(count, store=True)], value=gast.Constant(value=0, kind=None),
-                                   type_comment=None), start)
+    first = start.value.elts
     size = _trip_count(loop) if len(appends) == 1 else \
         gast.BinOp(left=gast.Constant(value=len(appends), kind=None), op=gast.Mult(), right=_trip_count(loop))
-    stmts.insert(stmts.index(loop), located(gast.Assign(targets=[name(most, store=True)], value=size,
-                                                        type_comment=None), loop))
+    if first:
+        size = gast.BinOp(left=gast.Constant(value=len(first), kind=None), op=gast.Add(), right=size)
+    made = [located(gast.Assign(targets=[name(count, store=True)], value=gast.Constant(value=0, kind=None),
+                                type_comment=None), start)]
+    sized = located(gast.Assign(targets=[name(most, store=True)], value=size, type_comment=None),
+                    start if first else loop)
+    for e in first:
+        made += _stored(v, e, count, most, item, start)
+    stmts[k:k + 1] = made
+    stmts.insert(stmts.index(made[0]) + 1 if first else stmts.index(loop), sized)
     for parent in list(gast.walk(loop)):       # len(L) inside the loop: the counter
         for field, value in gast.iter_fields(parent):
             children = value if isinstance(value, list) else [value]
@@ -178,16 +192,51 @@ def _apply(stmts, k, loop, v, taken):
             n.slice = gast.BinOp(left=name(count), op=gast.Sub(), right=gast.Constant(value=_negative(n.slice),
                                                                                      kind=None))
     for a in appends:
-        text = (f"{item} = _VALUE\nif {count} == 0:\n    {v} = rt.stack_like({most}, {item})\n"
-                f"{v}[{count}] = {item}\n{count} = {count} + 1")
-        new = [located(t, a) for t in gast.ast_to_gast(ast.parse(text)).body]
-        new[0].value = a.value.args[0]
-        _replace(loop, a, new)
+        _replace(loop, a, _stored(v, a.value.args[0], count, most, item, a))
     after = stmts.index(loop) + 1
+    for later in stmts[after:]:
+        _stacks_as_moves(later, v)
     stmts.insert(after, located(gast.Assign(targets=[name(v, store=True)],
                                             value=gast.Subscript(value=name(v), slice=gast.Slice(
                                                 lower=None, upper=name(count), step=None), ctx=gast.Load()),
                                             type_comment=None), loop))
+
+
+def _stacks_as_moves(node, v):
+    """``np.stack(L, axis=k)`` of the list, now an array of its items along axis 0: its items moved to
+    axis ``k``, copied (``np.stack`` makes a new array)."""
+    for n in gast.walk(node):
+        if not (isinstance(n, gast.Call) and _dotted(n.func) in ("np.stack", "numpy.stack") and n.args and
+                isinstance(n.args[0], gast.Name) and n.args[0].id == v):
+            continue
+        axis = n.args[1] if len(n.args) > 1 else next((k.value for k in n.keywords if k.arg == "axis"),
+                                                      gast.Constant(value=0, kind=None))
+        if len(n.args) > 2 or any(k.arg != "axis" for k in n.keywords):
+            continue
+        module = n.func.value
+        moved = gast.Call(func=gast.Attribute(value=copy.deepcopy(module), attr="moveaxis", ctx=gast.Load()),
+                          args=[n.args[0], gast.Constant(value=0, kind=None), axis], keywords=[])
+        n.func = gast.Attribute(value=copy.deepcopy(module), attr="copy", ctx=gast.Load())
+        n.args, n.keywords = [moved], []
+
+
+def _dotted(node):
+    if isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name):
+        return f"{node.value.id}.{node.attr}"
+    return None
+
+
+def _stored(v, value, count, most, item, at):
+    """The statements that append ``value`` to the list ``v`` as an array (made at the first item)."""
+    text = (f"{item} = _VALUE\nif {count} == 0:\n    {v} = rt.stack_like({most}, {item})\n"
+            f"{v}[{count}] = {item}\n{count} = {count} + 1")
+    new = gast.ast_to_gast(ast.parse(text)).body
+    new[0].value = value
+    for t in new:
+        for n in gast.walk(t):
+            if isinstance(n, (gast.stmt, gast.expr)):
+                gast.copy_location(n, at)
+    return new
 
 
 def _replace(node, old, new):

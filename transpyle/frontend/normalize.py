@@ -208,7 +208,8 @@ class _Normalizer(LoopNormalization, ShortCircuitNormalization, WriteNormalizati
 
     def operand(self, value, param, prim, diff, out):
         if prim.varargs and param == prim.params[0] and isinstance(value, (gast.Tuple, gast.List)):
-            value.elts = [self.atom(e, out) for e in value.elts]
+            # a list of numbers joined with arrays (np.concatenate(([0.0], x))) is an array of them
+            value.elts = [self.atom(_as_array(e), out) for e in value.elts]
             return value
         if param in prim.diff or (param in diff and param not in ("shape", "index")):
             if isinstance(value, (gast.Tuple, gast.List)) and param in ("shape",):
@@ -369,3 +370,11 @@ def run(tree, ctx):
     if not tree.body or not isinstance(tree.body[-1], gast.Return):
         raise ctx.error(tree, "the function must end with a return")
     return tree
+
+
+def _as_array(e):
+    """A list or tuple display given as one of the arrays a join takes, as ``np.array`` of it."""
+    if isinstance(e, (gast.List, gast.Tuple)):
+        return gast.Call(func=gast.Attribute(value=name("np"), attr="array", ctx=gast.Load()),
+                         args=[gast.List(elts=e.elts, ctx=gast.Load())], keywords=[])
+    return e
