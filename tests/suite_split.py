@@ -12,7 +12,7 @@ function's cases among those that compile nothing and were measured under ``QUIC
 
 Samples are chosen by a digest of the node id, so every pytest process (each xdist worker) makes
 the same choice. Measured durations live in ``tests/durations.txt`` (tests of ``QUICK_S`` seconds or
-more); refresh it from a JUnit report of a full run:
+more); refresh it from a JUnit report of a full run (or of the test files changed):
 
     python -m pytest -q -n auto -m '' --junitxml=report.xml
     python tests/suite_split.py report.xml
@@ -80,16 +80,18 @@ def mark(items):
 
 
 def update(report):
-    """Rewrites ``durations.txt`` from the JUnit ``report`` of a full run."""
-    rows = []
+    """Rewrites the entries of ``durations.txt`` for the tests in the JUnit ``report`` (of a full run, or
+    of the files changed: the other entries stay)."""
+    rows = measured()
     for case in ET.parse(report).getroot().iter("testcase"):
         took = float(case.get("time") or 0.0)
+        node = f"{case.get('classname').replace('.', '/')}.py::{case.get('name')}"
+        rows.pop(node, None)
         if took >= QUICK_S:
-            node = f"{case.get('classname').replace('.', '/')}.py::{case.get('name')}"
-            rows.append((node, took))
+            rows[node] = took
     header = ("# seconds and node id of each test measured 1 s or more (tests/suite_split.py reads it;\n"
               "# `python tests/suite_split.py report.xml` rewrites it from a JUnit report of a full run)\n")
-    DURATIONS.write_text(header + "".join(f"{took:.1f} {node}\n" for node, took in sorted(rows)))
+    DURATIONS.write_text(header + "".join(f"{took:.1f} {node}\n" for node, took in sorted(rows.items())))
     print(f"{len(rows)} tests of {QUICK_S:g} s or more written to {DURATIONS}")
 
 

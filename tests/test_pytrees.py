@@ -366,3 +366,23 @@ def test_jit_with_a_static_loss_on_pytrees(rng):
     got = transpyle.jit(step_with_static_loss, static_argnums=3, backend="numpy")(params, x, y, mlp_loss, 0.1)
     g = transpyle.grad(mlp_loss, backend="numpy")(params, x, y)
     assert_tree_close(got, tree.map(lambda p, d: p - 0.1 * d, params, g))
+
+
+def options_loss(x, opts):
+    s = np.sum(x * opts.get("scale", 1.0)) + opts.get("shift", 0.5)
+    if "weights" in opts:
+        s = s + np.sum(opts["weights"] * x ** 2)
+    if "bias" not in opts:
+        s = s + 1.0
+    return s
+
+
+@pytest.mark.parametrize("backend", ALL_BACKENDS)
+def test_keys_of_a_dict_are_known_from_its_structure(backend, rng):
+    """``'key' in d``, ``'key' not in d`` and ``d.get(key, default)`` of a dict argument are decided when
+    the function is transformed, for the keys the call passes, as Python decides them."""
+    x = rng.normal(size=4)
+    for opts in ({"scale": 2.0, "weights": rng.normal(size=4)}, {"bias": 0.3}, {"shift": rng.normal()}):
+        np.testing.assert_allclose(transpyle.jit(options_loss, backend=backend)(x, opts), options_loss(x, opts))
+        want = opts.get("scale", 1.0) + (2 * opts["weights"] * x if "weights" in opts else 0.0)
+        np.testing.assert_allclose(transpyle.grad(options_loss, backend=backend)(x, opts), want + 0 * x)

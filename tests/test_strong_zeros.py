@@ -46,6 +46,12 @@ def sqrt_in_the_branch_not_taken(x):
     return np.sum(np.where(x > 0.5, np.sqrt(x - 0.5), x * x))
 
 
+def numbers_cut_off(x):
+    # numbers, not arrays: the guard is a conditional expression (np.where of numbers is a 0-d array)
+    s = x[0] - 0.5
+    return np.sqrt(np.maximum(s, 0.0)) * x[1] + np.arcsin(min(x[2], 1.0)) + x[1]
+
+
 def _away_from(values, rng, shape, lo, hi, gap=0.05):
     x = rng.uniform(lo, hi, size=shape)
     for v in values:
@@ -60,6 +66,7 @@ INPUTS = {
     hypot_pairs: lambda rng: rng.normal(size=(4, 2)),
     sqrt_of_the_positive_part: lambda rng: _away_from([0.5], rng, 7, 0.0, 1.0),
     arcsin_clipped: lambda rng: _away_from([1.0], rng, 7, 0.3, 1.6),
+    numbers_cut_off: lambda rng: np.array([rng.uniform(0.0, 0.4), rng.normal(), rng.uniform(1.2, 2.0)]),
     sqrt_in_the_branch_not_taken: lambda rng: _away_from([0.5], rng, 7, 0.0, 1.0),
 }
 PARAMS = backend_cases([(f.__name__, (f,), True) for f in INPUTS])

@@ -73,7 +73,9 @@ class Recording:
         add (``passed_parts``). Only where
         nothing could write into ``bx`` while that view is read: ``v`` is read once, by the store; ``f``,
         when its cotangent is set from the view (read once), is defined in the same block with no
-        statement from there to the increment reading the buffer of ``x``."""
+        statement reading the buffer of ``x`` from the first value whose cotangent is a view of ``f``'s
+        (``_first_view_def``) to the increment: the adjoint of such a statement would add into ``bx``
+        while a view of it is still to be read."""
         found = {}
         whole = gast.dump(gast.Slice(lower=None, upper=None, step=None))
 
@@ -115,9 +117,12 @@ class Recording:
                     continue            # x[1:] += x[:-1]: f's cotangent is another part of bx
                 if isinstance(f, gast.Name) and f.id in self.single_use:
                     fd = defs.get(f.id)
-                    if fd is None or index[id(fd)] > index[id(d)] or any(
-                            loaded_names(stmts[j].value if isinstance(stmts[j], gast.Assign) else stmts[j]) & members
-                            for j in range(index[id(fd)], index[id(d)])):
+                    if fd is None or index[id(fd)] > index[id(d)]:
+                        continue
+                    first = _first_view_def(f.id, defs, index, self.single_use)
+                    if any(stmts[j] is not defs.get(old) and loaded_names(
+                            stmts[j].value if isinstance(stmts[j], gast.Assign) else stmts[j]) & members
+                            for j in range(first, index[id(d)])):
                         continue
                 elif not isinstance(f, (gast.Name, gast.Constant)):
                     continue
@@ -248,3 +253,34 @@ class Recording:
                     fixed.add(v)
                     grown = True
         return fixed
+
+
+
+
+def _first_view_def(var, defs, index, single_use):
+    """The block position of the first statement whose result's cotangent is a view of ``var``'s: a
+    single-use value of ``+``, of ``-``'s left side or of a copy gets its cotangent as a view of the
+    result's, and the adjoints of every statement from there on run while such a view is still to be read
+    (``a[:3] += (a[:3] - x) + np.tanh(a[:3])``)."""
+    first, seen, stack = index[id(defs[var])], set(), [var]
+    while stack:
+        d = defs.get(stack.pop())
+        if d is None or id(d) in seen:
+            continue
+        seen.add(id(d))
+        first = min(first, index[id(d)])
+        stack.extend(n for n in _passed_operands(d.value)
+                     if n in single_use and n in defs and index[id(defs[n])] < index[id(d)])
+    return first
+
+
+def _passed_operands(value):
+    """The names whose cotangent is the cotangent of ``value`` itself (a view of it where shapes agree)."""
+    if isinstance(value, gast.Name):
+        return [value.id]
+    if isinstance(value, gast.UnaryOp) and isinstance(value.op, gast.UAdd):
+        return _passed_operands(value.operand)
+    if isinstance(value, gast.BinOp) and isinstance(value.op, (gast.Add, gast.Sub)):
+        sides = (value.left, value.right) if isinstance(value.op, gast.Add) else (value.left,)
+        return [side.id for side in sides if isinstance(side, gast.Name)]
+    return []

@@ -284,7 +284,8 @@ def rule_for(ctx, stmt, value, direction):
         kinds = operand_kinds(ctx, prim, bound)
         templates = prim.vjp_templates(kinds, bound) if direction == "vjp" else prim.jvp_templates(kinds, bound)
         if isinstance(templates, dict) and strong_zeros.applies(prim, bound):
-            templates = strong_zeros.guarded(templates, prim, bound)
+            numbers = all(isinstance(k, Kind) and k.ndim == 0 for k in kinds.values() if k is not None)
+            templates = strong_zeros.guarded(templates, prim, bound, numbers)
     except StaticError as exc:
         raise ctx.error(stmt, f"{prim.key}: {exc}", hint=exc.hint)
     return prim, bound, templates

@@ -61,17 +61,22 @@ def applies(prim, statics):
     return (prim.zero_slope or prim.steep(statics)) and enabled()
 
 
-def guarded(templates, prim, statics):
+def guarded(templates, prim, statics, numbers=False):
     """The rule ``templates`` of ``prim`` (parameter -> expression of the cotangent or tangent ``g``) with
     strong zeros: each contribution zero where ``g`` is zero (``infinite_slope``; ``0.0 * g`` keeps ``g``'s
-    dtype and shape), or where the partial is zero (``zero_slope``)."""
+    dtype and shape), or where the partial is zero (``zero_slope``). ``numbers``: every operand is a number,
+    and the select is a conditional expression (``np.where`` of numbers is a 0-d array)."""
     out = {}
     for key, t in templates.items():
         if isinstance(t, str) and _reads_g(t):
             if prim.steep(statics):
-                t = f"np.where(g == 0, 0.0 * g, {t})"
+                t = _select("g == 0", "0.0 * g", t, numbers)
             elif prim.zero_slope:
                 partial = _with_g_one(t)
-                t = f"np.where({partial} == 0, 0.0 * {partial}, {t})"
+                t = _select(f"{partial} == 0", f"0.0 * {partial}", t, numbers)
         out[key] = t
     return out
+
+
+def _select(test, zero, value, numbers):
+    return f"({zero} if {test} else {value})" if numbers else f"np.where({test}, {zero}, {value})"

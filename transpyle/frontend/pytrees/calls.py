@@ -156,7 +156,10 @@ class CallFlattening:
             rows = {"items": [(k, v) for k, v in zip(keys, base.items)], "keys": keys, "values": base.items}[attr]
             return StaticSeq(rows)
         if base.shell.kind == "dict" and attr == "get" and node.args:
-            return self.child(base, static_key(node.args[0], self.consts), node)
+            key = static_key(node.args[0], self.consts)
+            if base.treedef().child_index(key) is None:      # d.get(key, default): the default, or None
+                return self.ev(node.args[1], out) if len(node.args) > 1 else const(None)
+            return self.child(base, key, node)
         if base.shell.kind == "custom" or base.shell.kind == "namedtuple":
             raise self.error(node, f"methods of {base.shell.node.__name__} cannot be called in transformed code",
                              hint="move the computation into a function taking the pytree")

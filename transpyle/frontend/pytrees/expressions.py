@@ -146,7 +146,24 @@ class ExpressionFlattening:
                 if any(isinstance(n, gast.Constant) and n.value is None for n in sides):
                     same = is_none(sides[0]) and is_none(sides[1])
                     return const(same if isinstance(node.ops[0], gast.Is) else not same)
+        if len(node.ops) == 1 and isinstance(node.ops[0], (gast.In, gast.NotIn)) and \
+                self.in_pytree(node.comparators[0]):
+            return self.membership(node, out)
         return self.generic(node, out)
+
+    def membership(self, node, out):
+        """``'key' in params``: known from the structure (a dict's keys, a namedtuple's fields, a
+        tuple's or list's leaves are not keys: refused)."""
+        container = self.ev(copy.deepcopy(node.comparators[0]), [])
+        if not isinstance(container, Struct) or container.shell.kind not in ("dict", "namedtuple", "custom"):
+            raise self.error(node, "'in' is decided from a pytree's structure only for dicts (their keys)",
+                             hint="test keys of a dict argument: 'scale' in options")
+        try:
+            key = static_key(node.left, self.consts)
+        except KeyError:
+            raise self.error(node, "'in' on a pytree needs a constant key", hint="'scale' in options") from None
+        found = container.treedef().child_index(key) is not None
+        return const(found if isinstance(node.ops[0], gast.In) else not found)
 
     def ev_Dict(self, node, out):
         keys = []
