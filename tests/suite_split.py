@@ -27,7 +27,7 @@ import pytest
 
 DURATIONS = Path(__file__).with_name("durations.txt")
 #: a test measured this long (seconds) is in the long tail
-LONG_S = 3.0
+LONG_S = 2.5
 #: a test measured this long or longer is not in the quick subset
 QUICK_S = 1.0
 #: the default run keeps one in this many of a test function's compiling cases
