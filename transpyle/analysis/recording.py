@@ -255,8 +255,6 @@ class Recording:
         return fixed
 
 
-
-
 def _first_view_def(var, defs, index, single_use):
     """The block position of the first statement whose result's cotangent is a view of ``var``'s: a
     single-use value of ``+``, of ``-``'s left side or of a copy gets its cotangent as a view of the

@@ -19,7 +19,7 @@ import re
 
 import gast
 
-from ..base.ast_utils import name, parse_expr, stored_names
+from ..base.ast_utils import dotted, name, parse_expr, stored_names
 
 #: the name ``_L_item`` of the value an append became: ``in_place`` checks that the value, if an array, is
 #: not one written in place (a Python list would hold that same array, not its values then)
@@ -156,21 +156,15 @@ def _apply(stmts, k, loop, v, taken):
     count, most, item = _fresh(f"_{v}_count", taken), _fresh(f"_{v}_size", taken), _fresh(f"_{v}_item", taken)
     appends = _direct_appends(loop.body, v)
 
-    def located(t, at):
-        for n in gast.walk(t):
-            if isinstance(n, (gast.stmt, gast.expr)):
-                gast.copy_location(n, at)
-        return t
-
     start = stmts[k]
     first = start.value.elts
     size = _trip_count(loop) if len(appends) == 1 else \
         gast.BinOp(left=gast.Constant(value=len(appends), kind=None), op=gast.Mult(), right=_trip_count(loop))
     if first:
         size = gast.BinOp(left=gast.Constant(value=len(first), kind=None), op=gast.Add(), right=size)
-    made = [located(gast.Assign(targets=[name(count, store=True)], value=gast.Constant(value=0, kind=None),
+    made = [_located(gast.Assign(targets=[name(count, store=True)], value=gast.Constant(value=0, kind=None),
                                 type_comment=None), start)]
-    sized = located(gast.Assign(targets=[name(most, store=True)], value=size, type_comment=None),
+    sized = _located(gast.Assign(targets=[name(most, store=True)], value=size, type_comment=None),
                     start if first else loop)
     for e in first:
         made += _stored(v, e, count, most, item, start)
@@ -183,9 +177,9 @@ def _apply(stmts, k, loop, v, taken):
                 if isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and n.func.id == "len" and \
                         len(n.args) == 1 and isinstance(n.args[0], gast.Name) and n.args[0].id == v:
                     if isinstance(value, list):
-                        value[j] = located(name(count), n)
+                        value[j] = _located(name(count), n)
                     else:
-                        setattr(parent, field, located(name(count), n))
+                        setattr(parent, field, _located(name(count), n))
     for n in list(gast.walk(loop)):            # L[-k] inside the loop: counted from the counter
         if isinstance(n, gast.Subscript) and isinstance(n.value, gast.Name) and n.value.id == v and \
                 _negative(n.slice) is not None:
@@ -196,7 +190,7 @@ def _apply(stmts, k, loop, v, taken):
     after = stmts.index(loop) + 1
     for later in stmts[after:]:
         _stacks_as_moves(later, v)
-    stmts.insert(after, located(gast.Assign(targets=[name(v, store=True)],
+    stmts.insert(after, _located(gast.Assign(targets=[name(v, store=True)],
                                             value=gast.Subscript(value=name(v), slice=gast.Slice(
                                                 lower=None, upper=name(count), step=None), ctx=gast.Load()),
                                             type_comment=None), loop))
@@ -206,7 +200,7 @@ def _stacks_as_moves(node, v):
     """``np.stack(L, axis=k)`` of the list, now an array of its items along axis 0: its items moved to
     axis ``k``, copied (``np.stack`` makes a new array)."""
     for n in gast.walk(node):
-        if not (isinstance(n, gast.Call) and _dotted(n.func) in ("np.stack", "numpy.stack") and n.args and
+        if not (isinstance(n, gast.Call) and dotted(n.func) in ("np.stack", "numpy.stack") and n.args and
                 isinstance(n.args[0], gast.Name) and n.args[0].id == v):
             continue
         axis = n.args[1] if len(n.args) > 1 else next((k.value for k in n.keywords if k.arg == "axis"),
@@ -220,23 +214,21 @@ def _stacks_as_moves(node, v):
         n.args, n.keywords = [moved], []
 
 
-def _dotted(node):
-    if isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name):
-        return f"{node.value.id}.{node.attr}"
-    return None
-
-
 def _stored(v, value, count, most, item, at):
     """The statements that append ``value`` to the list ``v`` as an array (made at the first item)."""
     text = (f"{item} = _VALUE\nif {count} == 0:\n    {v} = rt.stack_like({most}, {item})\n"
             f"{v}[{count}] = {item}\n{count} = {count} + 1")
-    new = gast.ast_to_gast(ast.parse(text)).body
+    new = [_located(t, at) for t in gast.ast_to_gast(ast.parse(text)).body]
     new[0].value = value
-    for t in new:
-        for n in gast.walk(t):
-            if isinstance(n, (gast.stmt, gast.expr)):
-                gast.copy_location(n, at)
     return new
+
+
+def _located(t, at):
+    """``t`` with every node placed at ``at``'s source position."""
+    for n in gast.walk(t):
+        if isinstance(n, (gast.stmt, gast.expr)):
+            gast.copy_location(n, at)
+    return t
 
 
 def _replace(node, old, new):

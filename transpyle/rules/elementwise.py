@@ -18,6 +18,8 @@ define("Sub", [], "a, b", elementwise("a", "b"), {"a": "g", "b": "-g"}, broadcas
 define("Mult", [np.multiply], "a, b", elementwise("a", "b"), {"a": "g * b", "b": "g * a"}, broadcasts=True)
 define("Div", [np.divide, np.true_divide], "a, b", floating("a", "b"),
        {"a": "g / b", "b": "-g * y / b"}, broadcasts=True)
+
+
 def _whole_power(b):
     """Whether the exponent is a constant 0, 1, 2, ...: a ** b then has a finite slope everywhere."""
     try:

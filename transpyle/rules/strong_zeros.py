@@ -66,10 +66,10 @@ def guarded(templates, prim, statics, numbers=False):
     strong zeros: each contribution zero where ``g`` is zero (``infinite_slope``; ``0.0 * g`` keeps ``g``'s
     dtype and shape), or where the partial is zero (``zero_slope``). ``numbers``: every operand is a number,
     and the select is a conditional expression (``np.where`` of numbers is a 0-d array)."""
-    out = {}
+    out, steep = {}, prim.steep(statics)
     for key, t in templates.items():
         if isinstance(t, str) and _reads_g(t):
-            if prim.steep(statics):
+            if steep:
                 t = _select("g == 0", "0.0 * g", t, numbers)
             elif prim.zero_slope:
                 partial = _with_g_one(t)
