@@ -36,9 +36,9 @@ def test_jacfwd_and_jvp_of_vmap(rng):
     x, c, h = rng.normal(size=(5, 3)), 0.3, 1e-6
     fd = np.array([(weighted_exp(row, c + h) - weighted_exp(row, c - h)) / (2 * h) for row in x])
     batched = transpyle.vmap(weighted_exp, in_axes=(0, None), backend="numpy")
-    np.testing.assert_allclose(transpyle.jacfwd(batched, argnums=1, backend="numpy")(x, c), fd, rtol=1e-6)
+    np.testing.assert_allclose(transpyle.jacfwd(batched, argnums=1, backend="numpy")(x, c), fd, rtol=1e-6, atol=1e-8)
     _, tangent = transpyle.jvp(batched, (x, c), (np.zeros_like(x), 1.0), backend="numpy")
-    np.testing.assert_allclose(tangent, fd, rtol=1e-6)
+    np.testing.assert_allclose(tangent, fd, rtol=1e-6, atol=1e-8)
 
 
 def test_vmap_of_a_function_calling_jvp(rng):
