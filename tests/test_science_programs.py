@@ -12,9 +12,7 @@ import science_programs as S
 from gradcheck import backend_cases, check_grad, check_jvp
 
 #: program name -> why transpyle refuses it (in its front end: every backend and mode)
-REFUSED = {
-    "simpson_arc_length": "'raise' is not supported in transformed functions (an input check in a helper)",
-}
+REFUSED = {}
 #: (program name, backend, mode) -> reason, for the cases transpyle is known to refuse or get wrong
 XFAIL = {(name, backend, mode): reason for name, reason in REFUSED.items()
          for backend in ("numpy", "numba") for mode in ("jit", "grad", "jvp")}

@@ -88,6 +88,8 @@ def located(exc, fun, rerun, args):
             return None
         if isinstance(py_exc, CallError):
             return py_exc
+        if _raised_by_the_function(py_exc.__traceback__):
+            return None            # the function's own `raise ValueError(...)`: the user's error as it is
         where = _user_line(py_exc.__traceback__)
         reason = str(py_exc)
     except Exception:              # another failure: not the one being explained
@@ -120,6 +122,17 @@ def _expected_and_got(reason):
     if len(shapes) >= 2:
         return f"expected shapes that broadcast together, got {' and '.join(shapes)} ({reason})", shapes
     return reason, shapes
+
+
+def _raised_by_the_function(tb):
+    """Whether the generated line that raised is a ``raise`` statement (the function's own check)."""
+    text, lineno = None, None
+    while tb is not None:
+        generated = tb.tb_frame.f_globals.get("__transpyle_text__")
+        if generated is not None:
+            text, lineno = generated, tb.tb_lineno
+        tb = tb.tb_next
+    return text is not None and text.splitlines()[lineno - 1].lstrip().startswith("raise ")
 
 
 def _user_line(tb):

@@ -283,6 +283,8 @@ class _Normalizer(LoopNormalization, ShortCircuitNormalization, WriteNormalizati
             else:
                 ret = self.atom(value, out)
             out.append(self.located(gast.Return(value=ret), s))
+        elif isinstance(s, gast.Raise):       # resolve made it raise Name("message"): nothing to evaluate
+            out.append(s)
         elif isinstance(s, gast.FunctionDef):
             key = self.fresh(s.name)
             self.local_functions[s.name] = key

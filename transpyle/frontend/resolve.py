@@ -25,7 +25,7 @@ from ..rules.matrices import composite, multi_output
 from ..rules.rewrites import call_rewrite, subscript_rewrite
 from ..rules.writes import writer_of
 from .functional_updates import at_update
-from . import generator_reductions, printed, static_tuples
+from . import generator_reductions, printed, raises, static_tuples
 from .source import FunctionSource, imported_names, is_user_function, read_function
 from .named_expressions import hoist as hoist_named_expressions
 from .spellings import ATTRIBUTE_CALLS, library_name, method_call, multi_output_call, spelling_of
@@ -94,6 +94,9 @@ class _Resolver(TransformCalls, gast.NodeTransformer):
     def visit_Assert(self, node):
         return None
 
+    def visit_Raise(self, node):
+        return raises.lowered(self.ctx, node, self.locals)
+
     def visit_Import(self, node):
         # an import in the body binds its names for the rest of the body, as at module level
         try:
@@ -144,7 +147,7 @@ class _Resolver(TransformCalls, gast.NodeTransformer):
                 out.extend(new)
             elif new is not None:
                 out.append(new)
-            if out and isinstance(out[-1], gast.Return):    # the rest is unreachable (a branch folded away)
+            if out and isinstance(out[-1], (gast.Return, gast.Raise)):   # the rest is unreachable
                 break
         return out
 

@@ -11,7 +11,6 @@ _UNSUPPORTED_STATEMENTS = {
     gast.Nonlocal: ("nonlocal", "pass the value as an argument and return the new one"),
     gast.ClassDef: ("class definition", "define classes outside the function"),
     gast.Delete: ("del", "drop the 'del' statement"),
-    gast.Raise: ("raise", "check inputs before calling the transformed function"),
     gast.AsyncFunctionDef: ("async def", "use a plain function"),
     gast.AsyncFor: ("async for", "use a plain for loop"),
     gast.AsyncWith: ("async with", "remove it"),

@@ -110,10 +110,12 @@ def vmap_loop(tree, ctx, job):
     primal = tree
     primal.name = f"{name}_primal"
     ctx.helpers = [primal]
+    raises = any(isinstance(n, gast.Raise) for n in gast.walk(primal))
     driver = batch.vmap_driver(ctx.namer, f"{name}_vmap", params, kinds, all_axes, out_kinds, tuple_out, out_axes,
-                               primal.name)
+                               primal.name, parallel=not raises)
     axes = ", ".join(f"axis {a} of {p}" for p, a in zip(params, in_axes) if a is not None)
-    driver.body.insert(0, comment(f"transpyle: vmap of {name} over {axes}: one call per example, in parallel"))
+    how = "in parallel" if not raises else "one after another (it raises: a parallel loop would drop the exception)"
+    driver.body.insert(0, comment(f"transpyle: vmap of {name} over {axes}: one call per example, {how}"))
     setattr(driver, tidy.DRIVER_ATTR, True)
     return driver
 

@@ -73,8 +73,9 @@ def _dtype(kind):
     return {"bool": "np.bool_"}.get(kind.dtype, f"np.{kind.dtype}")
 
 
-def vmap_driver(namer, name, params, kinds, in_axes, out_kinds, tuple_out, out_axes, primal_name):
-    """Source of ``name(*params)`` running ``primal_name`` once per example."""
+def vmap_driver(namer, name, params, kinds, in_axes, out_kinds, tuple_out, out_axes, primal_name, parallel=True):
+    """Source of ``name(*params)`` running ``primal_name`` once per example, in a parallel loop unless
+    ``parallel`` is False (a function that raises: Numba's parallel loop drops exceptions)."""
     w = SourceWriter(namer)
     emit = w.emit
     emit(0, f"def {name}({', '.join(params)}):")
@@ -107,7 +108,7 @@ def vmap_driver(namer, name, params, kinds, in_axes, out_kinds, tuple_out, out_a
         out = namer.fresh("_out")
         outs.append(out)
         emit(1, f"{out} = np.empty(({', '.join(dims)},), {_dtype(ok)})")
-    emit(1, f"for {b} in numba.prange({size}):")
+    emit(1, f"for {b} in {'numba.prange' if parallel else 'range'}({size}):")
     res = namer.fresh("_res")
     emit(2, f"{res} = {primal_name}({', '.join(example_args(b))})")
     for j, (ok, out) in enumerate(zip(out_kinds, outs)):

@@ -89,6 +89,9 @@ def _visit(calls, stmt):
             setattr(stmt, field, [calls.visit(v) for v in value])
     if isinstance(stmt, gast.Assign):
         _check_assign(calls.ctx, stmt)
+    if isinstance(stmt, gast.Raise):     # a kernel has no way to raise: the check would be lost
+        raise calls.ctx.error(stmt, "'raise' is not available in a CUDA kernel (a thread cannot raise)",
+                              hint="check the inputs before the call, or use the numba backend", construct="raise")
     return stmt
 
 

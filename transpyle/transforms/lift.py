@@ -86,8 +86,8 @@ class Lifter(BatchedValues, LiftedExpressions, MaskedControlFlow):
                 out.extend(self.loop(s, mask))
             elif isinstance(s, gast.For):
                 out.extend(self.for_loop(s, mask))
-            elif isinstance(s, (gast.Expr, gast.Pass)):
-                out.append(s)
+            elif isinstance(s, (gast.Expr, gast.Pass, gast.Raise)):
+                out.append(s)       # a masked block runs only where some lane takes it: so does its raise
             else:
                 raise self.error(s, f"'{type(s).__name__}' statements")
         return out + self.flush(lanes)

@@ -129,6 +129,8 @@ class PrimalSweep:
             elif isinstance(s, gast.If):
                 out.append(gast.If(test=s.test, body=self.primal(s.body) or [gast.Pass()],
                                    orelse=self.primal(s.orelse)))
+            elif isinstance(s, gast.Raise):      # the function's own check: it ends the call, adjoint and all
+                out.append(s)
         return out
 
     def save(self, plan):
