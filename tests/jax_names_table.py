@@ -17,7 +17,7 @@ if str(ROOT) not in sys.path:
 import transpyle  # noqa: E402
 import transpyle.numpy as jnp  # noqa: E402
 from transpyle import lax, nn, random, rules, tree, tree_util  # noqa: E402
-from transpyle.example_libraries import optimizers  # noqa: E402
+from transpyle.example_libraries import optimizers, stax  # noqa: E402
 from transpyle.frontend.source import is_user_function  # noqa: E402
 from transpyle.rules.matrices import composite, multi_output  # noqa: E402
 from transpyle.rules.rewrites import call_rewrite  # noqa: E402
@@ -40,6 +40,7 @@ _NAMESPACES = [
     ("jax.tree", "transpyle.tree", tree, ["map", "leaves", "flatten", "unflatten", "structure"]),
     ("jax.scipy.special", "transpyle.scipy.special", special, None),
     ("jax.example_libraries.optimizers", "transpyle.example_libraries.optimizers", optimizers, None),
+    ("jax.example_libraries.stax", "transpyle.example_libraries.stax", stax, None),
 ]
 
 # pytree functions that the flattening evaluates when the code is compiled (frontend/pytrees/calls.py)
@@ -63,6 +64,11 @@ _OPTIMIZERS = {"sgd", "momentum", "adam"}
 
 def treatment(obj):
     """How transformed code treats a call of ``obj``."""
+    if isinstance(obj, tuple) and len(obj) == 2 and getattr(obj[1], "__module__", "") == stax.__name__:
+        return "a layer (init_fun, apply_fun): apply_fun is inlined"
+    if getattr(obj, "__module__", "") == stax.__name__:
+        return "called outside; the apply_fun of the layer it makes is inlined" if obj.__name__[0].isupper() or \
+            obj.__name__ == "serial" else "called outside (an initializer)"
     if getattr(obj, "__transpyle_transform__", False):
         return "transform (also called in transformed code)"
     if getattr(obj, "__transpyle_jvp__", False):

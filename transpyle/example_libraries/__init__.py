@@ -1,4 +1,4 @@
-"""``transpyle.example_libraries``, for code ported from ``jax.example_libraries`` (``optimizers``)."""
-from . import optimizers  # noqa: F401
+"""``transpyle.example_libraries``, for code ported from ``jax.example_libraries`` (``optimizers``, ``stax``)."""
+from . import optimizers, stax  # noqa: F401
 
-__all__ = ["optimizers"]
+__all__ = ["optimizers", "stax"]

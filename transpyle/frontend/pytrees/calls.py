@@ -23,6 +23,8 @@ class CallFlattening:
     """The call methods of :class:`~.flattener.Flattener` (it holds the state they use)."""
 
     def ev_Call(self, node, out):
+        if isinstance(node.func, gast.Name) and isinstance(self.aliases.get(node.func.id), gast.Name):
+            node.func = copy.deepcopy(self.aliases[node.func.id])    # a function bound by an unrolled loop
         func = node.func
         if isinstance(func, gast.Attribute):
             base = self.ev(func.value, out)

@@ -12,7 +12,7 @@ import gast
 
 from ... import tree as pytree
 from ...base.arrays import library_object
-from ...base.ast_utils import const
+from ...base.ast_utils import const, name
 from ...base.errors import TranspileError
 from .structs import StaticSeq, Struct, static_key
 
@@ -89,7 +89,26 @@ class ExpressionFlattening:
             return self.env[node.id]
         if isinstance(node.ctx, gast.Load) and node.id in self.aliases:
             return copy.deepcopy(self.aliases[node.id])
+        if isinstance(node.ctx, gast.Load) and node.id not in self.locals:
+            functions = self.function_sequence(node.id)
+            if functions is not None:
+                return functions
         return node
+
+    def function_sequence(self, label):
+        """A global or captured tuple (or list) of functions, ``layers = (dense, relu, dense)``, as a
+        static sequence of names bound to each: a loop over it (or a zip with it) is unrolled, each
+        function inlined where it is called. None for any other value."""
+        value = self.namespace.get(label)
+        if not isinstance(value, (tuple, list)) or not value or \
+                not all(callable(v) and not isinstance(v, type) for v in value):
+            return None
+        rows = []
+        for i, fn in enumerate(value):
+            key = self.namer.fresh(f"{label}_{i}")
+            self.namespace[key] = fn
+            rows.append(name(key))
+        return StaticSeq(rows)
 
     def ev_Lambda(self, node, out):
         return node           # lambdas are expanded where they are applied (tree.map) or inlined later

@@ -23,7 +23,7 @@ class StatementFlattening:
         out = []
         for s in stmts:
             self.stmt(s, out)
-            if out and isinstance(out[-1], gast.Return):
+            if out and isinstance(out[-1], (gast.Return, gast.Raise)):
                 break          # the rest is dead (after an `if` decided by the structure, say)
         return out
 
