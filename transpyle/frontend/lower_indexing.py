@@ -22,6 +22,7 @@ from ..base.ast_utils import assign, const, name
 from ..base.kinds import INT, Kind
 from ..rules.advanced import advanced
 from ..rules.common import StaticError
+from .functional_updates import SCATTER_ATTR
 
 
 def _load(value, index):
@@ -115,6 +116,13 @@ class _Lower:
         planned = self.plan(s, target.value, target.slice)
         if planned is None:
             return [s]
+        op = getattr(s, SCATTER_ATTR, None)
+        if op is not None:
+            hint = ("add along the first axis of a flattened array: x.reshape(-1).at[i * x.shape[1] + j].add(v)"
+                    ".reshape(x.shape)" if op == "add" else
+                    f"write the loop over the positions: for k in range(i.shape[0]): x = x.at[i[k]].{op}(v[k])")
+            raise self.ctx.error(s, f".at[...].{op}(...) with arrays of positions is not supported here (a repeated "
+                                    "position must take every value)", hint=hint)
         out, picked, adv, flat = planned
         ctx = self.ctx
         flat_ndim = ctx.kinds[flat].ndim

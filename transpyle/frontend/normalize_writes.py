@@ -12,7 +12,7 @@ import gast
 
 from ..analysis.aliases import IN_PLACE_ATTR, TARGET_SHAPED_ATTR
 from ..base.ast_utils import all_names, assign, const, name, parse_expr, parse_stmts, substitute
-from .functional_updates import AT_UPDATES
+from .functional_updates import AT_UPDATES, SCATTER_ATTR, SCATTERS, scatter_form
 
 
 class WriteNormalization:
@@ -47,6 +47,12 @@ class WriteNormalization:
     def functional_update(self, node, array, index, op, value, out):
         """``array.at[index].op(value)``: a copy of the array with that part updated."""
         arr = self.atom(array, out)
+        form = scatter_form(op, index)
+        if form == "unbuffered":       # repeated positions take every value (functional, like the copy below)
+            if isinstance(index, gast.List):     # positions written out: an array of them, as NumPy reads them
+                index = gast.Call(func=parse_expr("np.array"), args=[index], keywords=[])
+            call = gast.Call(func=parse_expr(SCATTERS[op]), args=[arr, index, value], keywords=[])
+            return self.atom(gast.copy_location(call, node), out)
         new = self.fresh()
         out.append(self.located(assign(new, gast.Call(func=parse_expr("np.copy"), args=[arr], keywords=[])), node))
         index = self.pure(index, out)
@@ -60,6 +66,8 @@ class WriteNormalization:
             result = gast.BinOp(left=part, op=getattr(gast, combine)(), right=value)
         v = self.atom(result, out)
         out.append(self.located(assign(gast.Subscript(value=name(new), slice=index, ctx=gast.Store()), v), node))
+        if form == "checked":
+            setattr(out[-1], SCATTER_ATTR, op)
         return name(new)
 
     def augmented_assign(self, s, out):
