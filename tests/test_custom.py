@@ -518,3 +518,60 @@ def test_a_function_argument_must_be_nondiff():
 def test_nondiff_argnums_out_of_range():
     with pytest.raises(transpyle.TranspileError, match="nondiff_argnums"):
         transpyle.custom_vjp(square, nondiff_argnums=(1,))
+
+
+@transpyle.custom_jvp
+def _sin_times(x, y):
+    return np.sin(x) * y
+
+
+_sin_times.defjvps(lambda tx, ans, x, y: np.cos(x) * tx * y, lambda ty, ans, x, y: np.sin(x) * ty)
+
+
+@transpyle.custom_jvp
+def _scaled_exp(x, c):
+    return np.exp(x) * c
+
+
+_scaled_exp.defjvps(lambda t, ans, x, c: ans * t, None)
+
+
+def _with_per_argument_rules(x, y):
+    return np.sum(_sin_times(x, y) + _scaled_exp(x, 2.0))
+
+
+@pytest.mark.parametrize("backend", ALL_BACKENDS)
+def test_defjvps_rules_per_argument(backend, rng):
+    x, y = rng.normal(size=3), rng.normal(size=3)
+    gx, gy = transpyle.grad(_with_per_argument_rules, argnums=(0, 1), backend=backend)(x, y)
+    np.testing.assert_allclose(gx, np.cos(x) * y + 2 * np.exp(x), rtol=1e-12)
+    np.testing.assert_allclose(gy, np.sin(x), rtol=1e-12)
+    _, t = transpyle.jvp(_with_per_argument_rules, (x, y), (np.zeros(3), np.ones(3)), backend=backend)
+    assert t == pytest.approx(np.sum(np.sin(x)))
+
+
+@transpyle.custom_vjp
+def _clipped(lo, x):
+    return x
+
+
+def _clipped_fwd(lo, x):
+    return x, lo
+
+
+def bwd(lo, g):                         # named as JAX's examples name it; its cotangent for lo is None
+    return None, np.clip(g, -lo, lo)
+
+
+_clipped.defvjp(_clipped_fwd, bwd)
+
+
+def _clipped_loss(x):
+    return np.sum(_clipped(0.5, 3.0 * x) * x)
+
+
+@pytest.mark.parametrize("backend", ALL_BACKENDS)
+def test_a_bwd_rule_named_bwd_returning_none(backend, rng):
+    x = rng.normal(size=4)
+    np.testing.assert_allclose(transpyle.grad(_clipped_loss, backend=backend)(x), 3.0 * np.clip(x, -0.5, 0.5) + 3 * x,
+                               rtol=1e-12)

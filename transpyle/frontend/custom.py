@@ -19,6 +19,7 @@ import gast
 
 from ..base.errors import TranspileError
 from .source import FunctionSource, read_function
+from .wrapped_callables import located_tree
 
 
 class CustomRule:
@@ -92,6 +93,26 @@ class custom_jvp(CustomRule):  # noqa: N801 (JAX's name)
         """Set the rule ``jvp(primals, tangents) -> (primal_out, tangent_out)``; returns it (a decorator)."""
         self.jvp = jvp
         return jvp
+
+    def defjvps(self, *jvps):
+        """Set the rule one argument at a time, as JAX's ``defjvps``: ``jvps[i](t, ans, *primals)`` is the
+        tangent output's part from argument ``i``'s tangent ``t`` (None: that argument contributes
+        nothing). The rule is their sum, written as a function the transforms read like ``defjvp``'s."""
+        unit = read_function(self.fun)
+        count = len(unit.tree.args.args)
+        if self.nondiff_argnums or len(jvps) != count:
+            raise TranspileError(f"defjvps needs one rule (or None) per argument of '{unit.name}' ({count}), "
+                                 f"got {len(jvps)}" + (" and no nondiff_argnums" if self.nondiff_argnums else ""),
+                                 filename=unit.filename, lineno=unit.tree.lineno, construct=f"def {unit.name}",
+                                 hint="or write the whole rule with defjvp(jvp(primals, tangents))")
+        xs = ", ".join(f"x{i}" for i in range(count))
+        ts = ", ".join(f"t{i}" for i in range(count))
+        parts = [f"_jvp{i}(t{i}, ans, {xs})" for i, j in enumerate(jvps) if j is not None]
+        text = (f"def {unit.name}_jvps(primals, tangents):\n    {xs}, = primals\n    {ts}, = tangents\n"
+                f"    ans = _fun({xs})\n    return ans, {' + '.join(parts) or '0.0 * ans'}\n")
+        namespace = {"_fun": self.fun, **{f"_jvp{i}": j for i, j in enumerate(jvps) if j is not None}}
+        self.jvp = FunctionSource(func=jvps, tree=located_tree(text, unit.tree), filename=unit.filename,
+                                  text=text + unit.text).bind(namespace)
 
 
 class custom_vjp(CustomRule):  # noqa: N801 (JAX's name)

@@ -21,6 +21,8 @@ transform differentiates in (``ctx.derivative``):
 
 After the transform, ``transforms/custom_rules`` replaces the markers by their plain values.
 """
+import copy
+import dataclasses
 import inspect
 
 import gast
@@ -121,7 +123,7 @@ def _vjp_call(inliner, stmt, rule, args):
         parts = [ctx.namer.fresh("_r") for _ in range(count)]
         out.extend(_located(assign(p, parse_expr(f"{residuals}[{i}]")), stmt) for i, p in enumerate(parts))
         saved = _tuple([name(p) for p in parts])
-    bwd = _register(ctx, rule.bwd)
+    bwd = _register(ctx, rule.bwd, none_is_zero=True)
     cotangents = [ctx.namer.exact_or_fresh(f"b{params[i]}_{fname}") for i in diff]
     # arguments without a derivative go to bwd first; a function among them by its registry key
     nondiff = [const(args[i].id) if isinstance(args[i], gast.Name) and args[i].id in ctx.functions else args[i]
@@ -157,10 +159,22 @@ def _call(ctx, stmt, target, func, args):
     return _located(gast.Assign(targets=[target], value=call, type_comment=None), stmt)
 
 
-def _register(ctx, func):
-    """The registry key under which ``func`` is inlined (as ``resolve`` registers helpers)."""
+#: the names the adjoint template of a custom_vjp call reads (rules/generated.py): no rule's key may be one
+_TEMPLATE_NAMES = {"inputs", "residuals", "value", "bwd", "cotangents", "nondiff", "g"}
+
+
+def _register(ctx, func, none_is_zero=False):
+    """The registry key under which ``func`` is inlined (as ``resolve`` registers helpers). With
+    ``none_is_zero`` (a bwd rule), a ``None`` among the cotangents it returns is a zero, as JAX reads it."""
     unit = read_function(func)
-    key = ctx.namer.fresh(unit.name if not unit.name.startswith("lambda") else "lambda_fn")
+    if none_is_zero:
+        unit = dataclasses.replace(unit, tree=copy.deepcopy(unit.tree))
+        for ret in _returns(unit.tree):
+            if isinstance(ret.value, gast.Tuple):
+                ret.value.elts = [const(0.0) if isinstance(e, gast.Constant) and e.value is None else e
+                                  for e in ret.value.elts]
+    base = unit.name if not unit.name.startswith("lambda") else "lambda_fn"
+    key = ctx.namer.fresh(base + "_rule" if base in _TEMPLATE_NAMES or base.startswith("nondiff") else base)
     ctx.functions[key] = unit
     return key
 
@@ -194,14 +208,7 @@ def _tuple_length(stmts, var):
 def _check_returns(ctx, func, count, what):
     """Each ``return`` of the rule ``func`` must give a tuple of ``count`` values, written out."""
     unit = read_function(func)
-
-    def returns(node):
-        for child in gast.iter_child_nodes(node):
-            if isinstance(child, gast.Return):
-                yield child
-            elif not isinstance(child, (gast.FunctionDef, gast.Lambda)):
-                yield from returns(child)
-    for ret in returns(unit.tree):
+    for ret in _returns(unit.tree):
         got = len(ret.value.elts) if isinstance(ret.value, gast.Tuple) else None
         if got != count:
             setattr(ret, FILE_ATTR, unit.filename)
@@ -210,3 +217,10 @@ def _check_returns(ctx, func, count, what):
                             hint=f"return a tuple of {count}, written out: return a, b")
 
 
+def _returns(node):
+    """The ``return`` statements of the function ``node`` (not of functions nested in it)."""
+    for child in gast.iter_child_nodes(node):
+        if isinstance(child, gast.Return):
+            yield child
+        elif not isinstance(child, (gast.FunctionDef, gast.Lambda)):
+            yield from _returns(child)

@@ -25,7 +25,7 @@ from ..rules.matrices import composite, multi_output
 from ..rules.rewrites import call_rewrite, subscript_rewrite
 from ..rules.writes import writer_of
 from .functional_updates import at_update
-from . import generator_reductions, printed, raises, static_tuples
+from . import generator_reductions, printed, raises, static_tuples, wrapped_callables
 from .source import FunctionSource, imported_names, is_user_function, read_function
 from .named_expressions import hoist as hoist_named_expressions
 from .spellings import ATTRIBUTE_CALLS, library_name, method_call, multi_output_call, spelling_of
@@ -232,6 +232,8 @@ class _Resolver(TransformCalls, gast.NodeTransformer):
         if is_user_function(getattr(obj, "py_func", obj)) or hasattr(obj, "generated_function") or \
                 isinstance(obj, CustomRule):
             return self._function_value(node, obj)   # passed to a helper that calls it: inlined there
+        if callable(obj) and wrapped_callables.wrapper_text(obj) is not None:
+            return self._function_value(node, obj)   # a library function passed along: a function calling it
         raise self.ctx.error(node, f"'{node.id}' ({type(obj).__name__}) cannot be used as a value here",
                              hint="only numbers, arrays and calls are supported as values")
 
@@ -265,6 +267,8 @@ class _Resolver(TransformCalls, gast.NodeTransformer):
                 return parse_expr(f"np.{obj.__name__}")
             if isinstance(obj, np.ndarray) and isinstance(node.ctx, gast.Load):    # self.W, data.X
                 return self._captured(node, chain, obj)
+            if callable(obj) and wrapped_callables.wrapper_text(obj) is not None:
+                return self._function_value(node, obj)      # act=np.tanh: a function calling it
             raise self.ctx.error(node, f"'{chain}' cannot be used as a value here",
                                  hint=f"call it; to pass it to a helper, wrap it: lambda v: {chain}(v)")
         node.value = self.visit(node.value)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import gast
 
-from . import list_appends
+from . import list_appends, wrapped_callables
 from ..base.context import virtual_line
 from ..base.errors import TranspileError
 
@@ -152,11 +152,36 @@ def _namespace(func):
 
 
 def _find_lambda(tree, func):
-    nargs = func.__code__.co_argcount
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Lambda) and len(node.args.args) == nargs:
-            return node
-    return None
+    """The lambda of ``tree`` that ``func`` was made from: by its parameters, and where several on one
+    line have the same ones (``defjvps(lambda t, a, x: ..., lambda t, a, x: ...)``), by its bytecode."""
+    code = func.__code__
+    params = list(code.co_varnames[:code.co_argcount])
+    found = [node for node in ast.walk(tree)
+             if isinstance(node, ast.Lambda) and [a.arg for a in node.args.args] == params]
+    if len(found) > 1:
+        found = [node for node in found if _same_code(node, code)]
+    return found[0] if len(found) == 1 else None
+
+
+def _same_code(lam, code):
+    """Whether the lambda ``lam`` compiles to the bytecode of ``code``."""
+    try:
+        compiled = compile(ast.fix_missing_locations(ast.Expression(body=lam)), "<lambda>", "eval")
+    except (SyntaxError, ValueError, TypeError):
+        return False
+    inner = next((c for c in compiled.co_consts if isinstance(c, types.CodeType)), None)
+    return inner is not None and inner.co_code == code.co_code and inner.co_names == code.co_names and \
+        [c for c in inner.co_consts if not isinstance(c, types.CodeType)] == \
+        [c for c in code.co_consts if not isinstance(c, types.CodeType)]
+
+
+def _read_wrapper(func, text, namespace, inner):
+    """The FunctionSource of the wrapper ``text`` (``wrapped_callables``), placed at ``inner``'s definition."""
+    unit = read_function(inner) if inner is not None else None
+    tree = wrapped_callables.located_tree(text, unit.tree if unit is not None else None)
+    filename = unit.filename if unit is not None else f"<{getattr(func, '__module__', None) or 'library'}>"
+    return FunctionSource(func=func, tree=tree, filename=filename,
+                          text=text + (unit.text if unit is not None else "")).bind(namespace)
 
 
 def read_function(func):
@@ -170,6 +195,9 @@ def read_function(func):
         return _read_method(func)
     name = getattr(func, "__name__", repr(func))
     if not inspect.isfunction(func):
+        wrapper = wrapped_callables.wrapper_text(func)
+        if wrapper is not None:           # a partial, a library function: a function calling it
+            return _read_wrapper(func, *wrapper)
         raise TranspileError(
             f"'{name}' is not a Python function with source code ({type(func).__name__})",
             construct=name,
