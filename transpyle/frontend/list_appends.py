@@ -4,8 +4,9 @@ at the first append, as long as the loop's trip count times the appends in its b
 (``rt.stack_like``: items shaped like the first), filled at a counter, and cut to the counter after the
 loop. Every transform then sees array writes, which it differentiates as any others.
 
-It applies where the list is a name bound once, to ``[]`` or to a list of first items (``[x0.copy()]``:
-each an append before the loop), and appended to only in one ``for`` loop over
+It applies where the list is a name bound once before the loop (it may be rebound after it: ``traj =
+np.array(traj)``), to ``[]`` or to a list of first items (``[x0.copy()]``: each an append before the loop),
+and appended to only in one ``for`` loop over
 ``range(...)`` or over an array that follows in the same block (directly in its body or under ``if``s
 there, not in a loop nested in it). Inside that loop the list may be read only as ``len(L)`` and
 ``L[-k]`` (the last items, a constant ``k``); after it, as any array. Anything else is left as written,
@@ -87,11 +88,14 @@ def _direct_appends(stmts, v):
 def _fits(fn, stmts, k, loop, v):
     if not isinstance(loop, gast.For) or loop.orelse or not _trip_count(loop):
         return False
-    if sum(isinstance(n, gast.Name) and n.id == v and isinstance(n.ctx, gast.Store) for n in gast.walk(fn)) != 1:
+    position = stmts.index(loop)
+    # bound once before the loop; after it the name is an array, which may be rebound (traj = np.array(traj))
+    after = {id(n) for t in stmts[position + 1:] for n in gast.walk(t)}
+    if sum(isinstance(n, gast.Name) and n.id == v and isinstance(n.ctx, gast.Store) and id(n) not in after
+           for n in gast.walk(fn)) != 1:
         return False
     if v in {a.id for a in fn.args.args} or len(_appends(fn, v)) != len(_direct_appends(loop.body, v) or ()):
         return False
-    position = stmts.index(loop)
     if any(_mentions(t, v) for t in stmts[k + 1:position]) or v in stored_names(loop.body):
         return False
     # first items are stored where the list is made, in an array sized then: the trip count must mean there

@@ -4,7 +4,8 @@
 ``t1 + t2`` of two tuples written out is their concatenation and ``t * k`` (or ``k * t``) with ``k`` a
 constant integer repeats the items. ``x.ndim`` is the constant rank where ``x`` is an argument of the
 transformed function that the body never rebinds (``ndim_of``): the code is specialized on its kind; so
-``x.shape`` of such an argument, joined to a tuple, is the tuple of its axis lengths.
+``x.shape`` of such an argument, joined to a tuple, is the tuple of its axis lengths, and ``x.shape[:k]``
+(constant bounds) the tuple of those lengths.
 """
 import copy
 
@@ -34,8 +35,34 @@ def fold(node, arg_kinds, unrebound):
     return node
 
 
+def shape_part(node, arg_kinds, unrebound):
+    """``x.shape[a:b]`` (constant bounds and step) of an argument of known rank: the tuple of those axis
+    lengths; else None."""
+    if not (isinstance(node, gast.Subscript) and isinstance(node.slice, gast.Slice) and
+            isinstance(node.value, gast.Attribute) and node.value.attr == "shape"):
+        return None
+    bounds = [getattr(node.slice, f) for f in ("lower", "upper", "step")]
+    values = []
+    for b in bounds:
+        if b is None:
+            values.append(None)
+        elif isinstance(b, gast.Constant) and isinstance(b.value, int):
+            values.append(b.value)
+        elif isinstance(b, gast.UnaryOp) and isinstance(b.op, gast.USub) and isinstance(b.operand, gast.Constant):
+            values.append(-b.operand.value)
+        else:
+            return None
+    whole = _items(node.value, arg_kinds, unrebound)
+    if not isinstance(whole, gast.Tuple):
+        return None
+    return gast.copy_location(gast.Tuple(elts=whole.elts[slice(*values)], ctx=gast.Load()), node)
+
+
 def _items(node, arg_kinds, unrebound):
-    """``node``, or the tuple of axis lengths of ``x.shape`` for an argument of known rank."""
+    """``node``, or the tuple of axis lengths of ``x.shape`` (or a part of it) for an argument of known rank."""
+    part = shape_part(node, arg_kinds, unrebound)
+    if part is not None:
+        return part
     if isinstance(node, gast.Attribute) and node.attr == "shape":
         rank = ndim_of(node, arg_kinds, unrebound)
         if rank is not None:

@@ -15,6 +15,7 @@ import numpy as np
 
 from ..base.ast_utils import dotted, loaded_names, name, stored_names
 from ..base.context import DeferredCall
+from ..base.errors import TranspileError
 from .source import read_function
 
 #: attribute of a call that maps a function over arrays (``map(f, xs)``): its results are stacked
@@ -195,6 +196,33 @@ class TransformCalls:
         gast.copy_location(call, node)
         return self._deferred(call, forward)
 
+    def _by_position(self, node, transformed):
+        """The arguments of ``grad(loss)(w, scale=0.5)`` by position (the transformed code takes them so):
+        keywords in their parameters' places, the defaults of the parameters between."""
+        try:
+            fdef = read_function(transformed.fun).tree
+        except (TranspileError, AttributeError):
+            raise self.ctx.error(node, "keyword arguments to this transformed function are not supported",
+                                 hint="pass the arguments by position") from None
+        params = [a.id for a in fdef.args.args]
+        given = {kw.arg: kw.value for kw in node.keywords}
+        unknown = sorted(set(given) - set(params[len(node.args):]))
+        if unknown or any(kw.arg is None for kw in node.keywords):
+            raise self.ctx.error(node, f"'{fdef.name}' takes no keyword argument {', '.join(map(repr, unknown))} here",
+                                 hint=f"its parameters are {', '.join(params)}")
+        defaults = dict(zip(params[len(params) - len(fdef.args.defaults):], fdef.args.defaults))
+        last = max(params.index(k) for k in given)
+        args = list(node.args)
+        for p in params[len(node.args):last + 1]:
+            if p in given:
+                args.append(given[p])
+            elif p in defaults:
+                args.append(self.visit(copy.deepcopy(defaults[p])))
+            else:
+                raise self.ctx.error(node, f"'{fdef.name}' needs its argument '{p}'",
+                                     hint="pass it by position or by name")
+        return args
+
     def _deferred(self, node, transformed):
         if not hasattr(transformed, "generated_function"):
             raise self.ctx.error(node, f"{type(transformed).__name__} cannot be called in transformed code",
@@ -208,6 +236,8 @@ class TransformCalls:
             defaults = closure.defaults[len(closure.defaults) - missing:] if missing > 0 else []
             node.args = list(node.args) + [self.visit(copy.deepcopy(d)) for d in defaults] + \
                 [gast.copy_location(name(v), node) for v in closure.free]
+        elif node.keywords:
+            node.args, node.keywords = self._by_position(node, transformed), []
         key = self.ctx.namer.fresh(getattr(transformed, "__name__", "transformed") + "_" + transformed.mode)
         self.ctx.functions[key] = DeferredCall(transformed)
         node.func = name(key)

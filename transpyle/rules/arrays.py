@@ -22,8 +22,12 @@ from .rewrites import define_call
 def _getitem_kind(k, s):
     x = k["x"]
     if isinstance(x, TupleKind):
-        i = const_value(s["index"], "a tuple index")
-        return x.items[i]
+        index = s["index"]
+        if isinstance(index, gast.Slice):        # x.shape[1:]: the tuple of those items
+            bounds = [None if b is None else const_value(b, "a tuple slice's bound")
+                      for b in (index.lower, index.upper, index.step)]
+            return TupleKind(x.items[slice(*bounds)])
+        return x.items[const_value(index, "a tuple index")]
     return x.with_ndim(indexed_ndim(x.ndim, k["index"]))
 
 

@@ -153,9 +153,17 @@ define("np.minimum", [np.minimum, min], "a, b", elementwise("a", "b"),
        {"a": "g * ((a < b) + 0.5 * (a == b))", "b": "g * ((b < a) + 0.5 * (a == b))"}, broadcasts=True,
        zero_slope=True)
 # the dtype of the branches, the rank of all three (a condition may broadcast numbers to an array)
-define("np.where", [np.where], "c, a, b",
+def _where_lower(statics, kinds, operands):
+    """rt.select where all three are numbers (a number, where Numba's np.where gives a 0-d array)."""
+    if any(kinds[p] is None or kinds[p].ndim for p in ("c", "a", "b")):
+        return None
+    return template_expr("rt.select(c, a, b)", **{p: operands[p] for p in ("c", "a", "b")})
+
+
+define("np.where", [np.where, rt.select], "c, a, b",
        lambda k, s: elementwise("a", "b")(k, s).with_ndim(max(k["c"].ndim, k["a"].ndim, k["b"].ndim)),
-       {"a": "g * c", "b": "g * np.logical_not(c)"}, diff=("a", "b"), broadcasts=True, zero_slope=True)
+       {"a": "g * c", "b": "g * np.logical_not(c)"}, diff=("a", "b"), broadcasts=True, zero_slope=True,
+       lower=_where_lower)
 # clip(x, lo, hi) = minimum(maximum(x, lo), hi), each step with the tie rule above
 _BELOW_HI = "((np.maximum(x, lo) < hi) + 0.5 * (np.maximum(x, lo) == hi))"
 

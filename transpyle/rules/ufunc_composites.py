@@ -1,6 +1,7 @@
 """Elementwise functions written with others, exact in value and derivative, each where NumPy's own is defined:
 
-- ``np.add(a, b)`` and ``np.subtract(a, b)`` are ``a + b`` and ``a - b`` (written when resolved);
+- ``np.add(a, b)`` and ``np.subtract(a, b)`` are ``a + b`` and ``a - b`` (written when resolved); with
+  ``out=c``, that value written into ``c`` (``np.positive(a + b, out=c)``, as any ufunc's ``out=``);
 
 and once the operands' kinds are known (``lower``):
 
@@ -17,14 +18,20 @@ and once the operands' kinds are known (``lower``):
 import gast
 import numpy as np
 
+from ..base.ast_utils import parse_expr
 from .call_forms import arguments, define_written, literal, rewrite
 from .common import StaticError, elementwise, floating
 
 
 def _operator(name, op):
     def build(call):
-        bound = arguments(call, ("x1", "x2"), {}, name)
-        return gast.BinOp(left=bound["x1"], op=op(), right=bound["x2"])
+        bound = arguments(call, ("x1", "x2", "out"), {"out": None}, name)
+        value = gast.BinOp(left=bound["x1"], op=op(), right=bound["x2"])
+        if not (isinstance(bound["out"], gast.Constant) and bound["out"].value is None):
+            # out=c: the value written into c (normalize writes a call's out=), through the identity ufunc
+            return gast.Call(func=parse_expr("np.positive"), args=[value],
+                             keywords=[gast.keyword(arg="out", value=bound["out"])])
+        return value
     return build
 
 

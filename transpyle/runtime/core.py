@@ -134,6 +134,17 @@ def _clip_numba(x, lo, hi):
     return lambda x, lo, hi: np.minimum(np.maximum(x, lo), hi)
 
 
+def select(c, a, b):
+    """``np.where(c, a, b)`` of three numbers, as a number of NumPy's dtype: Numba's np.where of numbers is a
+    0-d array, which a number rebound in a loop cannot also be."""
+    return np.where(c, a, b)[()]
+
+
+@overload(select, jit_options={"cache": True})
+def _select_numba(c, a, b):
+    return lambda c, a, b: a if c else b
+
+
 # ---- custom derivative rules ---------------------------------------------------------------------
 # Markers the inline pass writes where a call uses a custom rule (``transpyle.custom_jvp``,
 # ``custom_vjp``); the transform gives them their derivatives, then they are replaced by plain values

@@ -41,7 +41,9 @@ class StatementFlattening:
         saved = dict(self.env)
         params = {a.id for a in s.args.args}
         self.env = {k: v for k, v in self.env.items() if k not in params}
+        self.def_depth = getattr(self, "def_depth", 0) + 1
         s.body = self.block(s.body)
+        self.def_depth -= 1
         self.env = saved
         out.append(s)
 
@@ -168,6 +170,11 @@ class StatementFlattening:
         v = self.ev(s.value, out)
         if isinstance(v, StaticSeq):
             raise self.error(s, "a sequence cannot be returned", hint="return a pytree or an array")
+        if self.param_trees and not getattr(self, "def_depth", 0) and isinstance(v, (gast.Tuple, gast.List)) and \
+                isinstance(v.ctx, gast.Load):
+            # a function of pytrees returning (x, y): its result is a pytree too, rebuilt as such
+            v = Struct(pytree.TreeDef("tuple" if isinstance(v, gast.Tuple) else "list"),
+                       [self.item(e, out) for e in v.elts])
         td = v.treedef() if isinstance(v, Struct) else pytree.LEAF
         if self.out_tree is None:
             self.out_tree = td
