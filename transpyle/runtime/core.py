@@ -219,3 +219,50 @@ def _unbroadcast_numba(g, x):
             out[xi] += flat[f]
         return out.reshape(x.shape)
     return impl
+
+
+# ---- 1-D convolution with NumPy's modes (Numba's np.convolve has the full mode only) --------------------
+@register_jitable
+def convolution_start(n, m, mode):
+    """Where a mode's result starts in the full convolution of lengths ``n`` and ``m``, and its length."""
+    big, small = max(n, m), min(n, m)
+    if mode == "same":
+        return (small - 1) // 2, big
+    if mode == "valid":
+        return small - 1, big - small + 1
+    return 0, n + m - 1
+
+
+def convolve(a, v, mode):
+    """``np.convolve(a, v, mode)`` of 1-D arrays."""
+    return np.convolve(a, v, mode)
+
+
+@overload(convolve, jit_options={"cache": True})
+def _convolve_numba(a, v, mode):
+    def impl(a, v, mode):
+        start, size = convolution_start(a.shape[0], v.shape[0], mode)
+        return np.convolve(a, v)[start:start + size].copy()
+    return impl
+
+
+def convolution_cotangent(g, other, n, mode):
+    """The cotangent of the convolved operand of length ``n`` from ``g``, the cotangent of
+    ``convolve(operand, other, mode)``: ``g`` placed in the full convolution's length, correlated with
+    ``other`` (its part of ``n`` entries)."""
+    m = other.shape[0]
+    start, size = convolution_start(n, m, mode)
+    full = np.zeros(n + m - 1, np.result_type(g, other))
+    full[start:start + size] = g
+    return np.convolve(full, other[::-1])[m - 1:m - 1 + n].copy()
+
+
+@overload(convolution_cotangent, jit_options={"cache": True})
+def _convolution_cotangent_numba(g, other, n, mode):
+    def impl(g, other, n, mode):
+        m = other.shape[0]
+        start, size = convolution_start(n, m, mode)
+        full = np.zeros(n + m - 1, g.dtype)
+        full[start:start + size] = g
+        return np.convolve(full, other[::-1])[m - 1:m - 1 + n].copy()
+    return impl
