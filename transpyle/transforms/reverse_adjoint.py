@@ -65,6 +65,9 @@ class AdjointSweep:
         if isinstance(s, gast.Assign):
             self.block_reads[id(s)] = adjoint_reads(block, primal, self.fixed_shape)
             return
+        if not block:               # a loop or branch with no adjoint (a check, a print): its header is not read
+            self.header_reads[id(s)] = set()
+            return
         if isinstance(s, gast.For):
             # the reversed range reads its bounds: ``range(x.shape[0])`` reads only x's shape
             header = adjoint_reads([gast.Expr(value=s.iter)], primal, self.fixed_shape)
