@@ -105,3 +105,18 @@ def test_generated_code_shows_the_guard():
     """The guard is a select per element, in the element loop where the statement has one."""
     text = transpyle.show(pairwise_energy, mode="grad", kinds=["f8[:]"])
     assert "== 0 else" in text or "np.where(b" in text
+
+
+def test_the_option_on_each_transform_overrides_the_environment(monkeypatch):
+    x = np.arange(4.0)
+    assert np.all(np.isnan(transpyle.grad(pairwise_energy, backend="numpy", strong_zeros=False)(x)))
+    assert np.all(np.isnan(transpyle.vjp(pairwise_energy, x, backend="numpy", strong_zeros=False)[1](1.0)[0]))
+    y = np.array([0.2, 0.9])
+    assert np.isnan(transpyle.jvp(sqrt_of_the_positive_part, (y,), (np.ones(2),), backend="numpy",
+                                  strong_zeros=False)[1])
+    assert np.all(np.isnan(transpyle.hessian(pairwise_energy, backend="numpy", strong_zeros=False)(x)))
+    monkeypatch.setenv("TRANSPYLE_STRONG_ZEROS", "0")
+    assert np.all(np.isfinite(transpyle.grad(pairwise_energy, backend="numpy", strong_zeros=True)(x)))
+    assert np.isfinite(transpyle.jvp(sqrt_of_the_positive_part, (y,), (np.ones(2),), backend="numpy",
+                                     strong_zeros=True)[1])
+    assert np.all(np.isfinite(transpyle.jacrev(pairwise_energy, backend="numpy", strong_zeros=True)(x)))

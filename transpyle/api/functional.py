@@ -12,10 +12,11 @@ from .transformed import Transformed, _bind, _kinds, _numpy_scalars, _signature
 
 def _decorator(mode):
     def transform(fun=None, argnums=0, has_aux=False, holomorphic=False, backend=None, deterministic=False,
-                  boundscheck=None):
+                  boundscheck=None, strong_zeros=None):
         if fun is None:       # used as @transpyle.grad(argnums=1)
-            return lambda f: transform(f, argnums, has_aux, holomorphic, backend, deterministic, boundscheck)
-        out = Transformed(fun, mode, argnums, has_aux, backend, holomorphic)
+            return lambda f: transform(f, argnums, has_aux, holomorphic, backend, deterministic, boundscheck,
+                                       strong_zeros)
+        out = Transformed(fun, mode, argnums, has_aux, backend, holomorphic, strong_zeros)
         # cuda only (the other backends always are): sums over a batch in a fixed order, not atomically
         out.deterministic = deterministic
         out.boundscheck = boundscheck
@@ -33,16 +34,16 @@ value_and_grad = _decorator("value_and_grad")
 _TRANSFORMED = weakref.WeakKeyDictionary()
 
 
-def _transformed(fun, mode, argnums, has_aux, backend):
+def _transformed(fun, mode, argnums, has_aux, backend, strong_zeros=None):
     """The Transformed for these settings, kept per function so repeated ``vjp``/``jvp`` calls
     reuse its compiled code instead of running the pipeline again."""
     try:
         per_fun = _TRANSFORMED.setdefault(fun, {})
     except TypeError:                    # not weak-referenceable: no reuse
-        return Transformed(fun, mode, argnums, has_aux, backend)
-    key = (mode, argnums, has_aux, backend)
+        return Transformed(fun, mode, argnums, has_aux, backend, strong_zeros=strong_zeros)
+    key = (mode, argnums, has_aux, backend, strong_zeros)
     if key not in per_fun:
-        per_fun[key] = Transformed(fun, mode, argnums, has_aux, backend)
+        per_fun[key] = Transformed(fun, mode, argnums, has_aux, backend, strong_zeros=strong_zeros)
     return per_fun[key]
 
 
@@ -62,7 +63,7 @@ def _tangent_like(primal, tangent, position):
     return complex(tangent) if primal_complex else float(tangent)
 
 
-def jvp(fun, primals, tangents, has_aux=False, backend=None):
+def jvp(fun, primals, tangents, has_aux=False, backend=None, strong_zeros=None):
     """Forward mode: ``(f(*primals), J @ tangents)`` from one compiled sweep, with no tape
     (``(out, tangent_out, aux)`` with ``has_aux``). ``primals`` and ``tangents`` are tuples of the
     same length; tangents of integer or boolean arguments are ignored (they have no derivative)."""
@@ -71,7 +72,7 @@ def jvp(fun, primals, tangents, has_aux=False, backend=None):
         raise TranspileError(f"jvp got {len(primals)} primals but {len(tangents)} tangents",
                              hint="pass one tangent per primal: jvp(f, (x, y), (dx, dy))")
     if flat.needs_flattening(fun, primals):       # pytree arguments, or pytrees built in the body
-        return _jvp_pytrees(fun, tuple(primals), tangents, has_aux, backend)
+        return _jvp_pytrees(fun, tuple(primals), tangents, has_aux, backend, strong_zeros)
     given = len(primals)
     primals = tuple(_bind(fun, _signature(fun), tuple(primals), {}))   # defaults
     wrt = tuple(i for i, p in enumerate(primals[:given]) if _kinds((p,))[0].is_float)
@@ -79,7 +80,7 @@ def jvp(fun, primals, tangents, has_aux=False, backend=None):
         raise TranspileError("jvp needs at least one float argument to differentiate",
                              hint="pass floats or float arrays as primals")
     ts = tuple(_tangent_like(primals[i], tangents[i], i) for i in wrt)
-    forward = _transformed(fun, "jvp", wrt, has_aux, backend)
+    forward = _transformed(fun, "jvp", wrt, has_aux, backend, strong_zeros)
     out, tangent_out = _numpy_scalars(forward._entry(primals, ts)(*primals, *ts))
     if has_aux:
         out, aux = out
@@ -104,23 +105,23 @@ def _value_and_aux_trees(out_tree, has_aux):
     return pytree.LEAF, (out_tree.children[1] if out_tree.kind == "tuple" else pytree.LEAF)
 
 
-def _jvp_pytrees(fun, primals, tangents, has_aux, backend):
+def _jvp_pytrees(fun, primals, tangents, has_aux, backend, strong_zeros):
     leaves, treedefs = flat.flatten_args(primals)
     t_leaves, t_treedefs = flat.flatten_args(tangents)
     for i, (a, b) in enumerate(zip(treedefs, t_treedefs)):
         flat.check_same(a, b, f"jvp: primal {i} and its tangent")
     source, out_tree = _flat_function(fun, treedefs, has_aux)
     value_tree, aux_tree = _value_and_aux_trees(out_tree, has_aux)
-    result = jvp(source, leaves, t_leaves, has_aux=has_aux, backend=backend)
+    result = jvp(source, leaves, t_leaves, has_aux=has_aux, backend=backend, strong_zeros=strong_zeros)
     rebuilt = (flat.rebuild(value_tree, result[0]), flat.rebuild(value_tree, result[1]))
     return rebuilt + (flat.rebuild(aux_tree, result[2]),) if has_aux else rebuilt
 
 
-def _vjp_pytrees(fun, primals, has_aux, backend):
+def _vjp_pytrees(fun, primals, has_aux, backend, strong_zeros):
     leaves, treedefs = flat.flatten_args(primals)
     source, out_tree = _flat_function(fun, treedefs, has_aux)
     value_tree, aux_tree = _value_and_aux_trees(out_tree, has_aux)
-    out, flat_vjp, *aux = vjp(source, *leaves, has_aux=has_aux, backend=backend)
+    out, flat_vjp, *aux = vjp(source, *leaves, has_aux=has_aux, backend=backend, strong_zeros=strong_zeros)
     positions = flat.leaf_positions(treedefs)
 
     def vjp_fn(ct):
@@ -132,14 +133,14 @@ def _vjp_pytrees(fun, primals, has_aux, backend):
     return result + (flat.rebuild(aux_tree, aux[0]),) if has_aux else result
 
 
-def linearize(fun, *primals, backend=None):
+def linearize(fun, *primals, backend=None, strong_zeros=None):
     """``(f(*primals), f_jvp)`` where ``f_jvp(*tangents)`` is the jvp at ``primals``. Each call of
     ``f_jvp`` runs the compiled forward sweep again (the primal is recomputed, nothing is stored)."""
     primals = tuple(primals)
     out = _transformed(fun, "primal", 0, False, backend)(*primals)
 
     def f_jvp(*tangents):
-        return jvp(fun, primals, tangents, backend=backend)[1]
+        return jvp(fun, primals, tangents, backend=backend, strong_zeros=strong_zeros)[1]
     return out, f_jvp
 
 
@@ -148,14 +149,14 @@ def _copies(values):
     return tuple(v.copy() if isinstance(v, np.ndarray) else v for v in values)
 
 
-def vjp(fun, *primals, has_aux=False, backend=None):
+def vjp(fun, *primals, has_aux=False, backend=None, strong_zeros=None):
     """``(out, vjp_fn)`` where ``vjp_fn(ct)`` returns one cotangent per primal (``(out, vjp_fn, aux)``
     with ``has_aux``). The primal is recomputed inside each ``vjp_fn`` call."""
     if flat.has_pytree(primals):
-        return _vjp_pytrees(fun, primals, has_aux, backend)
+        return _vjp_pytrees(fun, primals, has_aux, backend, strong_zeros)
     primals = tuple(primals)
     primal = _transformed(fun, "primal", 0, False, backend)
-    pullback = _transformed(fun, "vjp", tuple(range(len(primals))), has_aux, backend)
+    pullback = _transformed(fun, "vjp", tuple(range(len(primals))), has_aux, backend, strong_zeros)
     # the primal and each pullback run on copies of the arrays: a function that writes into its
     # arguments is differentiated at the point it was given, every time (JAX's arrays never change)
     out = primal(*_copies(primals))
@@ -186,11 +187,11 @@ jacfwd = _decorator("jacfwd")
 jacrev = _decorator("jacrev")
 
 
-def hessian(fun, argnums=0, has_aux=False, holomorphic=False, backend=None, boundscheck=None):
+def hessian(fun, argnums=0, has_aux=False, holomorphic=False, backend=None, boundscheck=None, strong_zeros=None):
     """Second derivatives of a scalar function: ``jacfwd(jacrev(f))`` (forward over reverse), shape
     ``in.shape + in.shape``."""
-    inner = Transformed(fun, "jacrev", argnums, has_aux, backend, holomorphic)
-    outer = Transformed(inner, "jacfwd", argnums, has_aux, backend, holomorphic)
+    inner = Transformed(fun, "jacrev", argnums, has_aux, backend, holomorphic, strong_zeros)
+    outer = Transformed(inner, "jacfwd", argnums, has_aux, backend, holomorphic, strong_zeros)
     outer.boundscheck = boundscheck
     return outer
 

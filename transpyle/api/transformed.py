@@ -192,7 +192,7 @@ class Transformed:
 
     specializes_lengths = True
 
-    def __init__(self, fun, mode, argnums=0, has_aux=False, backend=None, holomorphic=False):
+    def __init__(self, fun, mode, argnums=0, has_aux=False, backend=None, holomorphic=False, strong_zeros=None):
         if not callable(fun) and not isinstance(fun, FunctionSource):
             raise TranspileError(f"expected a function, got {type(fun).__name__}")
         if not inspect.isfunction(fun) and not isinstance(fun, (Transformed, FunctionSource)):
@@ -204,6 +204,7 @@ class Transformed:
         self.mode = mode
         self.has_aux = has_aux
         self.holomorphic = holomorphic
+        self.strong_zeros = strong_zeros     # None: TRANSPYLE_STRONG_ZEROS decides (rules/strong_zeros)
         self.transform_options = {}
         self.backend = backend
         self.argnums, self.tuple_argnums = _normalize_argnums(fun, argnums)
@@ -228,6 +229,7 @@ class Transformed:
     def _inheriting(self, other):
         """``other`` (this transform of the flat function) with this one's compile options."""
         other.boundscheck = self.boundscheck
+        other.strong_zeros = self.strong_zeros
         return other
 
     def _check_argnums(self, nargs):
@@ -318,7 +320,7 @@ class Transformed:
         lanes = _lanes(self.backend_name) if lanes == "backend" else lanes
         return pipeline.transform(self.fun, self.mode, argnums, kinds, self.has_aux, self.tuple_argnums,
                                   holomorphic=self.holomorphic, static=static, lanes=lanes, lengths=lengths,
-                                  **self.transform_options)
+                                  strong_zeros=self.strong_zeros, **self.transform_options)
 
     def generated_function(self, kinds):
         """The generated Python function for argument ``kinds``: what a transform of this

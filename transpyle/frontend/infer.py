@@ -283,7 +283,7 @@ def rule_for(ctx, stmt, value, direction):
     try:
         kinds = operand_kinds(ctx, prim, bound)
         templates = prim.vjp_templates(kinds, bound) if direction == "vjp" else prim.jvp_templates(kinds, bound)
-        if isinstance(templates, dict) and strong_zeros.applies(prim, bound):
+        if isinstance(templates, dict) and strong_zeros.applies(prim, bound, ctx.options.get("strong_zeros")):
             numbers = all(isinstance(k, Kind) and k.ndim == 0 for k in kinds.values() if k is not None)
             templates = strong_zeros.guarded(templates, prim, bound, numbers)
     except StaticError as exc:

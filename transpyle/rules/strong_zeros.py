@@ -56,9 +56,10 @@ def _with_g_one(template):
     return ast.unparse(_GOne().visit(ast.parse(template, mode="eval")))
 
 
-def applies(prim, statics):
-    """Whether ``prim``'s rules take strong zeros, for the operands ``statics``."""
-    return (prim.zero_slope or prim.steep(statics)) and enabled()
+def applies(prim, statics, on=None):
+    """Whether ``prim``'s rules take strong zeros, for the operands ``statics``; ``on``: the transform's
+    ``strong_zeros`` option (None: the environment's setting)."""
+    return (prim.zero_slope or prim.steep(statics)) and (enabled() if on is None else bool(on))
 
 
 def guarded(templates, prim, statics, numbers=False):
