@@ -7,6 +7,7 @@ import numpy as np
 from . import pytrees as flat
 from .. import tree as pytree
 from ..base.errors import TranspileError
+from . import call_errors
 from .transformed import Transformed, _bind, _kinds, _numpy_scalars, _signature
 
 
@@ -81,7 +82,16 @@ def jvp(fun, primals, tangents, has_aux=False, backend=None, strong_zeros=None):
                              hint="pass floats or float arrays as primals")
     ts = tuple(_tangent_like(primals[i], tangents[i], i) for i in wrt)
     forward = _transformed(fun, "jvp", wrt, has_aux, backend, strong_zeros)
-    out, tangent_out = _numpy_scalars(forward._entry(primals, ts)(*primals, *ts))
+    try:
+        out, tangent_out = _numpy_scalars(forward._entry(primals, ts)(*primals, *ts))
+    except ValueError as exc:            # shapes that do not fit: said at the user's line, as other calls say it
+        twin = _transformed(fun, "jvp", wrt, has_aux, "numpy", strong_zeros)
+        count = len(primals)
+        error = call_errors.located(exc, fun, lambda *a: twin._entry(a[:count], a[count:])(*a), primals + ts) \
+            if type(exc) is ValueError else None
+        if error is None:
+            raise
+        raise error from None
     if has_aux:
         out, aux = out
         return out, tangent_out, aux

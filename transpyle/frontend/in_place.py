@@ -24,6 +24,7 @@ def run(tree, ctx):
             setattr(s, IN_PLACE_ATTR, False)
     if not ctx.options.get("generated"):
         views_after_loops.retake(tree, ctx)
+    _copy_overlapping_sources(tree, ctx, Aliases(tree, ctx))
     shared = Aliases(tree, ctx)
     _check_list_items(tree, ctx, shared)
     if not ctx.options.get("generated"):
@@ -32,6 +33,38 @@ def run(tree, ctx):
         shared.views()
         shared.warn_ported_aliases()
     return tree
+
+
+def _copy_overlapping_sources(tree, ctx, shared):
+    """``x[index] = v`` where ``v`` may share ``x``'s buffer (``A.T[...] = A``, ``a[1:] = a[:-1]``): ``v`` is
+    copied first, as NumPy copies an overlapping source before it writes; the write then reads a buffer of
+    its own, which every transform follows (reverse mode would otherwise clear the part's cotangent in the
+    buffer its source's cotangent is in). Returns whether any was copied."""
+    copied = False
+
+    def block(stmts):
+        nonlocal copied
+        out = []
+        for s in stmts:
+            for field in ("body", "orelse"):
+                inner = getattr(s, field, None)
+                if isinstance(inner, list) and not isinstance(s, gast.FunctionDef):
+                    setattr(s, field, block(inner))
+            t = s.targets[0] if isinstance(s, gast.Assign) else None
+            if isinstance(t, gast.Subscript) and isinstance(t.value, gast.Name) and isinstance(s.value, gast.Name) \
+                    and isinstance(ctx.kinds.get(s.value.id), Kind) and ctx.kinds[s.value.id].is_array \
+                    and s.value.id in shared.members(t.value.id):
+                fresh = ctx.namer.fresh(f"_{s.value.id}_before")
+                ctx.kinds[fresh] = ctx.kinds[s.value.id]
+                out.append(gast.copy_location(gast.Assign(targets=[name(fresh, store=True)], value=gast.Call(
+                    func=gast.Attribute(value=name("np"), attr="copy", ctx=gast.Load()), args=[name(s.value.id)],
+                    keywords=[]), type_comment=None), s))
+                s.value = gast.copy_location(name(fresh), s.value)
+                copied = True
+            out.append(s)
+        return out
+    tree.body = block(tree.body)
+    return copied
 
 
 def _check_list_items(tree, ctx, shared):

@@ -84,7 +84,8 @@ define("rt.unbroadcast", [rt.unbroadcast], "v, x", lambda k, s: k["v"].with_ndim
 define("np.expand_dims", [np.expand_dims, rt.expand_dims], "x, axis", lambda k, s: k["x"].with_ndim(k["x"].ndim + 1),
        lambda k, s: {"x": "np.reshape(g, x.shape)" if k["x"].ndim else "g[0]"}, diff=("x",), jvp=LINEAR,
        batch=_expand_dims_lanes, lower=lambda s, k, ops: None if k["x"].ndim else
-       template_expr("rt.expand_dims(x, axis)", x=ops["x"], axis=ops["axis"]))
+       template_expr("rt.expand_dims(x, axis)", x=ops["x"], axis=ops["axis"]),
+       view=lambda kinds: "x" if kinds.get("x") is not None and kinds["x"].ndim else None)   # NumPy's is a view
 # the gradient of np.prod: each element's product of the others. Its Jacobian is the Hessian of np.prod,
 # symmetric, so the adjoint rule is the tangent rule; prod_others_jvp is linear in v, and its derivative in x
 # (a third derivative of np.prod) has no rule: forward mode names the user's line where one is needed

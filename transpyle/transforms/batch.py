@@ -90,7 +90,12 @@ def vmap_driver(namer, name, params, kinds, in_axes, out_kinds, tuple_out, out_a
                 for p, axis in zip(params, in_axes)]
 
     named = [None] * len(out_kinds)
-    if any(ok.ndim for ok in out_kinds):       # example 0 runs first only to give the output shapes
+    if parallel and not any(ok.ndim for ok in out_kinds):
+        # example 0 runs first, on its own: an error every example raises (shapes that do not fit) is raised
+        # there, where Numba's parallel loop would drop it
+        emit(1, f"if {size} > 0:")
+        emit(2, f"{primal_name}({', '.join(example_args('0'))})")
+    if any(ok.ndim for ok in out_kinds):       # example 0 runs first to give the output shapes (and its errors)
         first = namer.fresh("_first")
         emit(1, f"{first} = {primal_name}({', '.join(example_args('0'))})")
         results = [f"{first}[{j}]" for j in range(len(out_kinds))] if tuple_out else [first]

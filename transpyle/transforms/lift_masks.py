@@ -10,7 +10,7 @@ import copy
 
 import gast
 
-from ..base.ast_utils import assign, const, name, parse_expr, substitute
+from ..base.ast_utils import assign, const, dotted, name, parse_expr, substitute
 from .lift_expressions import call_expr
 
 
@@ -27,6 +27,11 @@ class MaskedControlFlow:
 
     def assignment(self, s, mask, local):
         target = s.targets[0]
+        if isinstance(s.value, gast.Call) and dotted(s.value.func) == "rt.reshape_copy" and \
+                self.reads_batched(s.value):
+            # a reshape of a strided array written in place: a view or a copy by each example's strides,
+            # which the batch's one reshape cannot follow
+            raise self.error(s, "a reshape of a strided array that is written in place")
         if isinstance(target, gast.Subscript):
             return self.setitem(s, mask)
         var = target.id
