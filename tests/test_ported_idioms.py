@@ -1,5 +1,7 @@
 """Idioms of NumPy and JAX programs brought unchanged, each checked on both backends: a list built by
-appends rebound to its array (``traj = np.array(traj)``), ``np.add``/``np.subtract`` with ``out=``,
+appends rebound to its array (``traj = np.array(traj)``), ``np.add``/``np.subtract`` with ``out=``, entries
+of module-level dicts of constants, loops over enumerate/zip of tuples (unrolled) and enumerate(zip(...)),
+scipy.special's expit, ``np.linspace(..., endpoint=False)``,
 ``np.where`` of numbers rebound in a loop, shapes sliced from ``x.shape``, keyword arguments to a
 transformed function called in transformed code, and tuples returned by a jitted function of pytrees."""
 import numpy as np
@@ -47,6 +49,28 @@ def _power_loss(w, x, scale=1.0, power=2.0):
     return scale * np.sum((x * w) ** power)
 
 
+CONSTANTS = {"R": 8.314, "T0": 298.0, "scale": (2.0, 3.0)}
+WEIGHTS = (1.0, 2.0, 0.5)
+
+
+def constants_and_tuples(x):
+    k = np.exp(-x / (CONSTANTS["R"] * CONSTANTS["T0"]) * 100.0)
+    s = np.sum(k) * CONSTANTS["scale"][1]
+    for i, w in enumerate(WEIGHTS):
+        s = s + w * x[i] ** 2
+    for a, b in zip((1.0, 2.0), (3.0, 4.0)):
+        s = s + a * b * x[0]
+    for i, (a, b) in enumerate(zip(x[:-1], x[1:])):
+        s = s + (i + 1.0) * a * b
+    return s
+
+
+def scipy_special_and_grids(x):
+    from scipy.special import expit
+    t = np.linspace(0.0, x[0], 6, endpoint=False)
+    return np.sum(expit(x) * x) + np.sum(np.sin(t))
+
+
 def keywords_to_a_transform(w, x):
     return np.sum(transpyle.grad(_power_loss)(w, x, power=3.0) * transpyle.grad(_power_loss)(w, scale=2.0, x=x))
 
@@ -57,6 +81,8 @@ CASES = [
     (selected_numbers, lambda rng: (float(rng.uniform(0.5, 2.0)), float(rng.uniform(0.5, 0.9))), (0, 1)),
     (sliced_shapes, lambda rng: (rng.normal(size=(2, 3, 4)),), 0),
     (keywords_to_a_transform, lambda rng: (rng.uniform(0.5, 1.5, 3), rng.uniform(0.5, 1.5, 3)), (0, 1)),
+    (constants_and_tuples, lambda rng: (rng.normal(size=5),), 0),
+    (scipy_special_and_grids, lambda rng: (rng.normal(size=4),), 0),
 ]
 
 

@@ -27,9 +27,10 @@ class LoopNormalization:
         out.append(self.located(gast.While(test=name(cond), body=body, orelse=[]), s))
 
     def for_loop(self, s, out):
-        if isinstance(s.iter, (gast.Tuple, gast.List)):
-            # a loop over a tuple written out (or a module constant) is unrolled, as tracing would
-            for elt in s.iter.elts:
+        rows = _static_rows(s.iter)
+        if rows is not None:
+            # a loop over a tuple written out (or a module constant), or enumerate/zip of such, is unrolled
+            for elt in rows:
                 body = copy.deepcopy(s.body)
                 if isinstance(elt, gast.Name) and elt.id in self.ctx.functions and isinstance(s.target, gast.Name):
                     body = [substitute(b, {s.target.id: elt}) for b in body]     # a tuple of functions
@@ -93,11 +94,27 @@ class LoopNormalization:
             lo, hi, st = (self.pure(x, out) for x in (lo, hi, st))
             length = gast.Call(func=parse_expr("rt.trip_count"), args=[lo, hi, st], keywords=[])
             return length, lambda i: template_expr("lo + i * st", lo=lo, i=i, st=st)
-        if fname in ("enumerate", "zip"):
-            raise self.ctx.error(it, f"nested '{fname}' inside enumerate/zip is not supported",
-                                 hint="index the arrays inside the loop")
+        if fname in ("enumerate", "zip"):       # enumerate(zip(a, b)), zip(zip(a, b), c): items of items
+            (_, n, _), elem = self.iterable(it, out, s)
+            return n, elem
         arr = self.atom(it, out)
         if not isinstance(arr, gast.Name):
             raise self.ctx.error(s, "loops run over range(...), arrays, enumerate(...) or zip(...)")
         return template_expr("a.shape[0]", a=arr), \
             lambda i: gast.Subscript(value=name(arr.id), slice=i, ctx=gast.Load())
+
+
+def _static_rows(it):
+    """The items of a loop over a tuple or list written out (a module constant is one once resolved), or
+    over ``enumerate``/``zip`` of such: a list of expressions; None for any other iterable."""
+    if isinstance(it, (gast.Tuple, gast.List)):
+        return list(it.elts)
+    fname = dotted(it.func) if isinstance(it, gast.Call) and not it.keywords else None
+    if fname not in ("enumerate", "zip") or not it.args:
+        return None
+    columns = [_static_rows(a) for a in it.args]
+    if any(c is None for c in columns) or (fname == "enumerate" and len(columns) != 1):
+        return None
+    if fname == "enumerate":
+        return [gast.Tuple(elts=[const(i), e], ctx=gast.Load()) for i, e in enumerate(columns[0])]
+    return [gast.Tuple(elts=list(row), ctx=gast.Load()) for row in zip(*columns)]

@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import runtime
 from ..base.arrays import library_object
+from ..base.errors import TranspileError
 from ..base.ast_utils import const, dotted, name, parse_expr, stored_names
 from ..rules.primitives import call_object
 from .custom import CustomRule
@@ -245,6 +246,9 @@ class _Resolver(TransformCalls, gast.NodeTransformer):
         return gast.copy_location(name(self.ctx.capture(self.unit, label, obj)), node)
 
     def visit_Subscript(self, node):
+        folded = self._constant_entry(node)
+        if folded is not None:
+            return folded
         # a library object indexed like an array (np.mgrid[0:3, 0:4]): written with primitives
         if self._is_global_chain(node.value) and isinstance(node.ctx, gast.Load):
             builder = subscript_rewrite(self._lookup(node.value)[1])
@@ -255,6 +259,19 @@ class _Resolver(TransformCalls, gast.NodeTransformer):
                 except StaticError as exc:
                     raise self.ctx.error(node, str(exc), hint=exc.hint or "see docs/subset.md") from None
         return self.generic_visit(node)
+
+    def _constant_entry(self, node):
+        """``CONSTANTS["R"]`` (or ``TABLE[2]``): an entry of a module-level dict, list or tuple at a constant key
+        that is a number, a string or a tuple of numbers, folded like a module constant; else None."""
+        if not (isinstance(node.ctx, gast.Load) and isinstance(node.slice, gast.Constant) and
+                self._is_global_chain(node.value)):
+            return None
+        try:
+            found, container = self._lookup(node.value)
+            value = container[node.slice.value] if isinstance(container, (dict, list, tuple)) else None
+        except (LookupError, TypeError, TranspileError):
+            return None
+        return self._constant(node, value) if value is not None else None
 
     def visit_Attribute(self, node):
         chain = dotted(node)
@@ -318,6 +335,7 @@ class _Resolver(TransformCalls, gast.NodeTransformer):
         found, obj = self._lookup(func)
         if not found:
             raise self.ctx.error(node, "this call cannot be resolved", hint="call a function by its name")
+        obj = _transpyle_twin(obj)
         if obj in (range, enumerate, zip):
             return node
         stacked = self._stacked_map(node, obj)
@@ -436,6 +454,17 @@ def _nested_defs(stmts):
             for field in ("body", "orelse"):
                 out |= _nested_defs(getattr(s, field, None) or [])
     return out
+
+
+def _transpyle_twin(obj):
+    """SciPy's special function ``obj`` (``scipy.special.expit``) as ``transpyle.scipy.special``'s function of
+    that name, written in NumPy, where it has one; ``obj`` otherwise."""
+    from ..rules import imported
+    from ..scipy import special
+    label = getattr(obj, "__name__", None)
+    if isinstance(label, str) and label in special.__all__ and imported("scipy.special", label) is obj:
+        return getattr(special, label)
+    return obj
 
 
 def run(tree, ctx, unit=None):

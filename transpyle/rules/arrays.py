@@ -399,4 +399,23 @@ define("np.linspace", [np.linspace], "start, stop, num=50", lambda k, s: Kind("f
        {"start": "np.sum(g * np.linspace(1.0, 0.0, num))", "stop": "np.sum(g * np.linspace(0.0, 1.0, num))"},
        diff=("start", "stop"),
        jvp={"start": "t * np.linspace(1.0, 0.0, num)", "stop": "t * np.linspace(0.0, 1.0, num)"})
+
+
+def _linspace_endpoint(call):
+    """``np.linspace(start, stop, num, endpoint=False)``: the ``num`` points of ``num + 1`` that leave out stop,
+    ``np.linspace(start, start + (stop - start) * (num - 1) / num, num)``; ``endpoint=True`` is the default."""
+    endpoint = next((kw for kw in call.keywords if kw.arg == "endpoint"), None)
+    if endpoint is None:
+        return None
+    call.keywords = [kw for kw in call.keywords if kw is not endpoint]
+    flag = const_value(endpoint.value, "endpoint")
+    if flag:
+        return call
+    args = list(call.args) + [kw.value for kw in call.keywords if kw.arg in ("start", "stop", "num")]
+    if len(args) < 3 or len(call.args) + len(call.keywords) != len(args):
+        raise StaticError("np.linspace with endpoint=False needs start, stop and num", hint="np.linspace(a, b, n, endpoint=False)")
+    return template_expr("np.linspace(a, a + (b - a) * (n - 1) / n, n)", a=args[0], b=args[1], n=args[2])
+
+
+define_call([np.linspace], _linspace_endpoint)
 define("np.eye", [np.eye], "N, M=None, k=0, dtype=None", lambda k, s: Kind(dtype_of(s.get("dtype")), 2))
