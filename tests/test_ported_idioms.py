@@ -1,7 +1,8 @@
 """Idioms of NumPy and JAX programs brought unchanged, each checked on both backends: a list built by
 appends rebound to its array (``traj = np.array(traj)``), ``np.add``/``np.subtract`` with ``out=``, entries
 of module-level dicts of constants, loops over enumerate/zip of tuples (unrolled) and enumerate(zip(...)),
-scipy.special's expit, ``np.linspace(..., endpoint=False)``,
+scipy.special's expit, ``np.linspace(..., endpoint=False)``, dict keys and strings tested in unrolled
+loops, keyword-only parameters of helpers,
 ``np.where`` of numbers rebound in a loop, shapes sliced from ``x.shape``, keyword arguments to a
 transformed function called in transformed code, and tuples returned by a jitted function of pytrees."""
 import numpy as np
@@ -71,6 +72,20 @@ def scipy_special_and_grids(x):
     return np.sum(expit(x) * x) + np.sum(np.sin(t))
 
 
+def _scaled_sum(x, *, scale=2.0, shift=0.0):
+    return np.sum(x * x) / scale + shift
+
+
+def keys_strings_and_keyword_only(x):
+    parts = {"a": x[0], "b": x[1]}
+    total = _scaled_sum(x, scale=3.0) + _scaled_sum(x)
+    for key, value in parts.items():
+        total = total + (2.0 if key == "a" else 1.0) * value
+    for label in ("sin", "cos"):
+        total = total + (np.sin(x[2]) if label == "sin" else np.cos(x[2]))
+    return total
+
+
 def keywords_to_a_transform(w, x):
     return np.sum(transpyle.grad(_power_loss)(w, x, power=3.0) * transpyle.grad(_power_loss)(w, scale=2.0, x=x))
 
@@ -83,6 +98,7 @@ CASES = [
     (keywords_to_a_transform, lambda rng: (rng.uniform(0.5, 1.5, 3), rng.uniform(0.5, 1.5, 3)), (0, 1)),
     (constants_and_tuples, lambda rng: (rng.normal(size=5),), 0),
     (scipy_special_and_grids, lambda rng: (rng.normal(size=4),), 0),
+    (keys_strings_and_keyword_only, lambda rng: (rng.normal(size=3),), 0),
 ]
 
 

@@ -89,11 +89,13 @@ class _Inliner:
 
     def splice(self, stmt, tree, unit):
         call = stmt.value
-        params = [a.id for a in tree.args.args]
-        defaults = dict(zip(params[len(params) - len(tree.args.defaults):], tree.args.defaults))
+        positional = [a.id for a in tree.args.args]
+        params = positional + [a.id for a in tree.args.kwonlyargs]      # keyword-only ones by name only
+        defaults = dict(zip(positional[len(positional) - len(tree.args.defaults):], tree.args.defaults))
+        defaults.update({a.id: d for a, d in zip(tree.args.kwonlyargs, tree.args.kw_defaults) if d is not None})
         bound = {}
-        if len(call.args) > len(params):
-            raise self.ctx.error(stmt, f"'{tree.name}' takes {len(params)} arguments, {len(call.args)} given")
+        if len(call.args) > len(positional):
+            raise self.ctx.error(stmt, f"'{tree.name}' takes {len(positional)} arguments, {len(call.args)} given")
         for p, a in zip(params, call.args):
             bound[p] = a
         for kw in call.keywords:

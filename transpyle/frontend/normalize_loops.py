@@ -32,8 +32,9 @@ class LoopNormalization:
             # a loop over a tuple written out (or a module constant), or enumerate/zip of such, is unrolled
             for elt in rows:
                 body = copy.deepcopy(s.body)
-                if isinstance(elt, gast.Name) and elt.id in self.ctx.functions and isinstance(s.target, gast.Name):
-                    body = [substitute(b, {s.target.id: elt}) for b in body]     # a tuple of functions
+                if isinstance(s.target, gast.Name) and (isinstance(elt, gast.Name) and elt.id in self.ctx.functions or
+                                                        isinstance(elt, gast.Constant) and isinstance(elt.value, str)):
+                    body = [substitute(b, {s.target.id: elt}) for b in body]     # functions, strings: written in
                 else:
                     self.store(copy.deepcopy(s.target), elt, out, s)
                 out.extend(self.block(body))

@@ -7,6 +7,7 @@ The spellings of library objects, methods and attributes are in ``spellings``, t
 body in ``transform_calls``, the refused syntax in ``unsupported_syntax``; at-updates (``x.at[i].set(v)``,
 ``functional_updates``) are kept as written for normalize to spell out.
 """
+import copy
 import math
 import types
 import warnings
@@ -18,7 +19,7 @@ import numpy as np
 from .. import runtime
 from ..base.arrays import library_object
 from ..base.errors import TranspileError
-from ..base.ast_utils import const, dotted, name, parse_expr, stored_names
+from ..base.ast_utils import const, dotted, name, parse_expr, stored_names, substitute
 from ..rules.primitives import call_object
 from .custom import CustomRule
 from ..rules.common import StaticError
@@ -130,6 +131,19 @@ class _Resolver(TransformCalls, gast.NodeTransformer):
     def visit_UnaryOp(self, node):
         node = self.generic_visit(node)
         return _fold(node, [node.operand]) if isinstance(node.op, gast.Not) else node
+
+    def visit_For(self, node):
+        # a loop over strings written out (``for name in ("a", "b")``): unrolled with each string written in,
+        # so tests on it (``name == "a"``) are decided like tests on constants
+        it = node.iter
+        if isinstance(node.target, gast.Name) and isinstance(it, (gast.Tuple, gast.List)) and it.elts and \
+                all(isinstance(e, gast.Constant) and isinstance(e.value, str) for e in it.elts) and not node.orelse \
+                and not any(isinstance(n, (gast.Break, gast.Continue)) for n in gast.walk(node)):
+            out = []
+            for e in it.elts:
+                out.extend(self.block([substitute(copy.deepcopy(b), {node.target.id: e}) for b in node.body]))
+            return out or [gast.Pass()]
+        return self.generic_visit(node)
 
     def visit_If(self, node):
         node.test = self.visit(node.test)
@@ -479,4 +493,5 @@ def run(tree, ctx, unit=None):
     resolver.never_none = {a.id for a in tree.args.args} - stored_names(tree.body)
     tree.body = resolver.block(tree.body)
     tree.args.defaults = [resolver.visit(d) for d in tree.args.defaults]
+    tree.args.kw_defaults = [None if d is None else resolver.visit(d) for d in tree.args.kw_defaults]
     return tree

@@ -89,6 +89,8 @@ class ExpressionFlattening:
             return self.env[node.id]
         if isinstance(node.ctx, gast.Load) and node.id in self.aliases:
             return copy.deepcopy(self.aliases[node.id])
+        if isinstance(node.ctx, gast.Load) and isinstance(self.consts.get(node.id), str):
+            return gast.copy_location(const(self.consts[node.id]), node)   # a key bound by an unrolled loop
         if isinstance(node.ctx, gast.Load) and node.id not in self.locals:
             functions = self.function_sequence(node.id)
             if functions is not None:
