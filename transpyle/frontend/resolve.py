@@ -349,7 +349,7 @@ class _Resolver(TransformCalls, gast.NodeTransformer):
         found, obj = self._lookup(func)
         if not found:
             raise self.ctx.error(node, "this call cannot be resolved", hint="call a function by its name")
-        obj = _transpyle_twin(obj)
+        obj = wrapped_callables.transpyle_twin(obj)
         if obj in (range, enumerate, zip):
             return node
         stacked = self._stacked_map(node, obj)
@@ -468,17 +468,6 @@ def _nested_defs(stmts):
             for field in ("body", "orelse"):
                 out |= _nested_defs(getattr(s, field, None) or [])
     return out
-
-
-def _transpyle_twin(obj):
-    """SciPy's special function ``obj`` (``scipy.special.expit``) as ``transpyle.scipy.special``'s function of
-    that name, written in NumPy, where it has one; ``obj`` otherwise."""
-    from ..rules import imported
-    from ..scipy import special
-    label = getattr(obj, "__name__", None)
-    if isinstance(label, str) and label in special.__all__ and imported("scipy.special", label) is obj:
-        return getattr(special, label)
-    return obj
 
 
 def run(tree, ctx, unit=None):

@@ -6,7 +6,9 @@
   part of the cache key); arrays and functions are names in its namespace, read as module globals are
   (an array is captured and read at every call).
 - a library function (``jnp.tanh``, ``np.linalg.det``, ``np.dot``): a function of its positional
-  parameters that calls it, so ``grad(jnp.tanh)`` is the derivative its rule gives.
+  parameters that calls it, so ``grad(jnp.tanh)`` is the derivative its rule gives;
+- SciPy's special functions that ``transpyle.scipy.special`` writes in NumPy (``expit``, ``logsumexp``):
+  called in transformed code, they are those (``transpyle_twin``).
 
 Each is a ``FunctionSource`` located at the wrapped function's definition (or, for a library function,
 named by its module), so errors still point at the user's code.
@@ -104,3 +106,14 @@ def located_tree(text, anchor):
                 node.lineno, node.col_offset = 1, 0
                 node.end_lineno, node.end_col_offset = 1, 0
     return tree
+
+
+def transpyle_twin(obj):
+    """SciPy's special function ``obj`` (``scipy.special.expit``) as ``transpyle.scipy.special``'s function of
+    that name, where it has one; ``obj`` otherwise."""
+    from ..rules import imported
+    from ..scipy import special
+    label = getattr(obj, "__name__", None)
+    if isinstance(label, str) and label in special.__all__ and imported("scipy.special", label) is obj:
+        return getattr(special, label)
+    return obj
