@@ -1,6 +1,7 @@
 """Aliasing programs that once went wrong, each now right (or refused at its line) in every transform on
 both backends: a write whose source shares the target's buffer (``A.T[...] = A``: the source is copied
-first, as NumPy does), a write through ``np.expand_dims`` (a view), and a reshape of a strided array
+first, as NumPy does), a write through ``np.expand_dims`` (a view), ``x.sort()`` of a part and
+``x.view()``, and a reshape of a strided array
 written in place (refused by jvp and vmap too, where NumPy would make a view)."""
 import numpy as np
 import pytest
@@ -33,8 +34,16 @@ def through_expand_dims(A):
     return np.sum(A * A)
 
 
+def sorted_and_viewed_in_place(a):
+    v = a[1:4]
+    v.sort()                      # the method sorts the part in place
+    b = a.view()                  # a view of the whole array
+    b *= 2.0
+    return np.sum(a * np.arange(1.0, a.shape[0] + 1.0))
+
+
 CASES = [(transposed_onto_itself, (3, 3)), (shifted_onto_itself, (5,)), (reversed_onto_itself, (3, 3)),
-         (through_expand_dims, (2, 1))]
+         (through_expand_dims, (2, 1)), (sorted_and_viewed_in_place, (6,))]
 
 
 def _fd(f, x, h=1e-6):

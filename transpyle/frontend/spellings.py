@@ -21,7 +21,8 @@ METHODS = {"copy": "np.copy", "sum": "np.sum", "mean": "np.mean", "prod": "np.pr
            "swapaxes": "np.swapaxes", "astype": "rt.astype", "any": "np.any", "all": "np.all",
            "trace": "np.trace", "diagonal": "np.diagonal", "squeeze": "np.squeeze", "std": "np.std", "var": "np.var",
            "argmax": "np.argmax", "argmin": "np.argmin", "cumsum": "np.cumsum", "cumprod": "np.cumprod",
-           "clip": "np.clip", "conj": "np.conj", "conjugate": "np.conj", "round": "np.round"}
+           "clip": "np.clip", "conj": "np.conj", "conjugate": "np.conj", "round": "np.round",
+           "sort": "rt.sort_in_place", "view": "np.asarray"}
 
 # array attributes that are calls: x.T is np.transpose(x), z.real is np.real(z) (views of x, z)
 ATTRIBUTE_CALLS = {"T": "np.transpose", "mT": "np.matrix_transpose", "real": "np.real", "imag": "np.imag"}
@@ -76,11 +77,13 @@ def method_call(node):
     has none (``x.transpose(1, 0, 2)`` passes its axes as one tuple; ``x.flatten()`` is a copy of the ravel)."""
     func = node.func
     target = METHODS.get(func.attr)
-    if target is None:
+    if target is None or func.attr == "view" and (node.args or node.keywords):   # x.view(dtype): no
         return None
     args = list(node.args)
     if func.attr in ("reshape", "transpose") and len(args) > 1:      # x.transpose(1, 0, 2)
         args = [gast.Tuple(elts=args, ctx=gast.Load())]
+    if func.attr == "sort" and not args and not any(kw.arg == "axis" for kw in node.keywords):
+        args = [gast.Constant(value=-1, kind=None)]                     # x.sort(): along the last axis
     call = gast.Call(func=parse_expr(target), args=[func.value] + args, keywords=node.keywords)
     if func.attr == "flatten":        # a new array, where ravel may return a view
         call = gast.Call(func=parse_expr("np.copy"), args=[call], keywords=[])

@@ -41,6 +41,8 @@ def by_spelling(spelling):
 
 
 define_writer("np.copyto", [np.copyto], "dst, src", "dst[:] = src")
+# ``a.sort(axis)``: the array method, which sorts in place (``frontend/spellings``: METHODS)
+define_writer("rt.sort_in_place", [], "a, axis", "a[:] = np.sort(a, axis)")
 define_writer("np.fill_diagonal", [np.fill_diagonal], "a, val",
               "for _i in range(min(a.shape[0], a.shape[1])):\n    a[_i, _i] = val")
 # the flat positions of a (a view of it: the arrays a program puts into are contiguous); a shorter v
