@@ -52,9 +52,9 @@ def numerical_grad(f, args, argnum, kwargs=None):
         plus, minus = base.copy(), base.copy()
         plus[idx] += h
         minus[idx] -= h
+        width = float(plus[idx] - minus[idx])          # the step as represented (before f may write into it)
         fp = float(f(*_with_arg(args, argnum, plus if is_array else float(plus)), **kwargs))
         fm = float(f(*_with_arg(args, argnum, minus if is_array else float(minus)), **kwargs))
-        width = float(plus[idx] - minus[idx])          # the step as represented, not as intended
         grad[idx] = (fp - fm) / width
         noise[idx] = ROUNDOFF * max(abs(fp), abs(fm)) / width
     return grad, noise

@@ -124,26 +124,28 @@ def _expected_and_got(reason):
     return reason, shapes
 
 
-def _raised_by_the_function(tb):
-    """Whether the generated line that raised is a ``raise`` statement (the function's own check)."""
+def _generated_frame(tb):
+    """(the generated module's text, the line) of the last frame of ``tb`` in a generated module, or
+    (None, None)."""
     text, lineno = None, None
     while tb is not None:
         generated = tb.tb_frame.f_globals.get("__transpyle_text__")
         if generated is not None:
             text, lineno = generated, tb.tb_lineno
         tb = tb.tb_next
+    return text, lineno
+
+
+def _raised_by_the_function(tb):
+    """Whether the generated line that raised is a ``raise`` statement (the function's own check)."""
+    text, lineno = _generated_frame(tb)
     return text is not None and text.splitlines()[lineno - 1].lstrip().startswith("raise ")
 
 
 def _user_line(tb):
     """(file, line, the line's text) of the user's line above the generated line that raised: the
     last frame in a generated module, and the ``# file.py:12: <line>`` comment above its line."""
-    text, lineno = None, None
-    while tb is not None:
-        generated = tb.tb_frame.f_globals.get("__transpyle_text__")
-        if generated is not None:
-            text, lineno = generated, tb.tb_lineno
-        tb = tb.tb_next
+    text, lineno = _generated_frame(tb)
     if text is None:
         return None
     for line in reversed(text.splitlines()[:lineno]):

@@ -24,8 +24,9 @@ def run(tree, ctx):
             setattr(s, IN_PLACE_ATTR, False)
     if not ctx.options.get("generated"):
         views_after_loops.retake(tree, ctx)
-    _copy_overlapping_sources(tree, ctx, Aliases(tree, ctx))
     shared = Aliases(tree, ctx)
+    if _copy_overlapping_sources(tree, ctx, shared):
+        shared = Aliases(tree, ctx)           # the copies are buffers of their own
     _check_list_items(tree, ctx, shared)
     if not ctx.options.get("generated"):
         # every transform accepts and refuses the same programs: what reverse mode cannot follow
