@@ -7,17 +7,19 @@ import numpy as np
 from . import pytrees as flat
 from .. import tree as pytree
 from ..base.errors import TranspileError
+from ..base.memory_budget import parse_budget
 from . import call_errors
 from .transformed import Transformed, _bind, _kinds, _numpy_scalars, _signature
 
 
 def _decorator(mode):
     def transform(fun=None, argnums=0, has_aux=False, holomorphic=False, backend=None, deterministic=False,
-                  boundscheck=None, strong_zeros=None):
+                  boundscheck=None, strong_zeros=None, memory=None):
         if fun is None:       # used as @transpyle.grad(argnums=1)
             return lambda f: transform(f, argnums, has_aux, holomorphic, backend, deterministic, boundscheck,
-                                       strong_zeros)
+                                       strong_zeros, memory)
         out = Transformed(fun, mode, argnums, has_aux, backend, holomorphic, strong_zeros)
+        with_budget(out, memory)
         # cuda only (the other backends always are): sums over a batch in a fixed order, not atomically
         out.deterministic = deterministic
         out.boundscheck = boundscheck
@@ -35,16 +37,25 @@ value_and_grad = _decorator("value_and_grad")
 _TRANSFORMED = weakref.WeakKeyDictionary()
 
 
-def _transformed(fun, mode, argnums, has_aux, backend, strong_zeros=None):
+def with_budget(transformed, memory):
+    """``transformed`` with reverse mode's memory budget ``memory`` (bytes, or a size such as ``"1GB"``):
+    its outermost loops that save values are checkpointed to stay within it (``transforms/checkpoint_loops``)."""
+    if memory is not None:
+        transformed.transform_options["memory"] = parse_budget(memory)
+    return transformed
+
+
+def _transformed(fun, mode, argnums, has_aux, backend, strong_zeros=None, memory=None):
     """The Transformed for these settings, kept per function so repeated ``vjp``/``jvp`` calls
     reuse its compiled code instead of running the pipeline again."""
     try:
         per_fun = _TRANSFORMED.setdefault(fun, {})
     except TypeError:                    # not weak-referenceable: no reuse
-        return Transformed(fun, mode, argnums, has_aux, backend, strong_zeros=strong_zeros)
-    key = (mode, argnums, has_aux, backend, strong_zeros)
+        return with_budget(Transformed(fun, mode, argnums, has_aux, backend, strong_zeros=strong_zeros), memory)
+    key = (mode, argnums, has_aux, backend, strong_zeros, memory)
     if key not in per_fun:
-        per_fun[key] = Transformed(fun, mode, argnums, has_aux, backend, strong_zeros=strong_zeros)
+        per_fun[key] = with_budget(Transformed(fun, mode, argnums, has_aux, backend, strong_zeros=strong_zeros),
+                                   memory)
     return per_fun[key]
 
 
@@ -127,11 +138,12 @@ def _jvp_pytrees(fun, primals, tangents, has_aux, backend, strong_zeros):
     return rebuilt + (flat.rebuild(aux_tree, result[2]),) if has_aux else rebuilt
 
 
-def _vjp_pytrees(fun, primals, has_aux, backend, strong_zeros):
+def _vjp_pytrees(fun, primals, has_aux, backend, strong_zeros, memory=None):
     leaves, treedefs = flat.flatten_args(primals)
     source, out_tree = _flat_function(fun, treedefs, has_aux)
     value_tree, aux_tree = _value_and_aux_trees(out_tree, has_aux)
-    out, flat_vjp, *aux = vjp(source, *leaves, has_aux=has_aux, backend=backend, strong_zeros=strong_zeros)
+    out, flat_vjp, *aux = vjp(source, *leaves, has_aux=has_aux, backend=backend, strong_zeros=strong_zeros,
+                              memory=memory)
     positions = flat.leaf_positions(treedefs)
 
     def vjp_fn(ct):
@@ -159,14 +171,15 @@ def _copies(values):
     return tuple(v.copy() if isinstance(v, np.ndarray) else v for v in values)
 
 
-def vjp(fun, *primals, has_aux=False, backend=None, strong_zeros=None):
+def vjp(fun, *primals, has_aux=False, backend=None, strong_zeros=None, memory=None):
     """``(out, vjp_fn)`` where ``vjp_fn(ct)`` returns one cotangent per primal (``(out, vjp_fn, aux)``
     with ``has_aux``). The primal is recomputed inside each ``vjp_fn`` call."""
     if flat.has_pytree(primals):
-        return _vjp_pytrees(fun, primals, has_aux, backend, strong_zeros)
+        return _vjp_pytrees(fun, primals, has_aux, backend, strong_zeros, memory)
     primals = tuple(primals)
     primal = _transformed(fun, "primal", 0, False, backend)
-    pullback = _transformed(fun, "vjp", tuple(range(len(primals))), has_aux, backend, strong_zeros)
+    pullback = _transformed(fun, "vjp", tuple(range(len(primals))), has_aux, backend, strong_zeros,
+                            parse_budget(memory))
     # the primal and each pullback run on copies of the arrays: a function that writes into its
     # arguments is differentiated at the point it was given, every time (JAX's arrays never change)
     out = primal(*_copies(primals))
@@ -197,10 +210,11 @@ jacfwd = _decorator("jacfwd")
 jacrev = _decorator("jacrev")
 
 
-def hessian(fun, argnums=0, has_aux=False, holomorphic=False, backend=None, boundscheck=None, strong_zeros=None):
+def hessian(fun, argnums=0, has_aux=False, holomorphic=False, backend=None, boundscheck=None, strong_zeros=None,
+            memory=None):
     """Second derivatives of a scalar function: ``jacfwd(jacrev(f))`` (forward over reverse), shape
     ``in.shape + in.shape``."""
-    inner = Transformed(fun, "jacrev", argnums, has_aux, backend, holomorphic, strong_zeros)
+    inner = with_budget(Transformed(fun, "jacrev", argnums, has_aux, backend, holomorphic, strong_zeros), memory)
     outer = Transformed(inner, "jacfwd", argnums, has_aux, backend, holomorphic, strong_zeros)
     outer.boundscheck = boundscheck
     return outer

@@ -7,6 +7,7 @@ import os
 from . import pytrees as flat
 from .. import pipeline
 from ..base.errors import TranspileError
+from ..base.memory_budget import parse_budget
 from ..pipeline.modes import check_after
 from ..base.kinds import equal_axes, parse_kind
 from .aot_source import batched_kinds
@@ -46,9 +47,10 @@ def _specialization(fun, mode, argnums, args, kinds, has_aux, holomorphic, in_ax
 
 
 def generate(fun, mode="grad", argnums=0, args=None, kinds=None, has_aux=False, holomorphic=False, in_axes=0,
-             out_axes=0, after=None, strategy="loop", notes=None):
+             out_axes=0, after=None, strategy="loop", notes=None, memory=None):
     """(name, gast FunctionDef, Context) of the generated function; see :func:`show`. ``notes``: a list
-    that gets a line where the kinds read from the source were chosen among several."""
+    that gets a line where the kinds read from the source were chosen among several; ``memory``: reverse
+    mode's memory budget (bytes)."""
     label = "jit" if mode == "jit" else None
     mode = "primal" if mode == "jit" else mode            # jit compiles the function as it is
     fun, mode, nums, arg_kinds, tuple_argnums, treedefs = _specialization(fun, mode, argnums, args, kinds, has_aux,
@@ -59,7 +61,7 @@ def generate(fun, mode="grad", argnums=0, args=None, kinds=None, has_aux=False, 
     lengths = equal_axes(args) if args is not None and kinds is None else None
     return pipeline.transform(fun, mode, nums, arg_kinds, has_aux, tuple_argnums, after=after,
                               holomorphic=holomorphic, in_axes=in_axes, out_axes=out_axes, strategy=strategy,
-                              label=label, lengths=lengths)
+                              label=label, lengths=lengths, memory=memory)
 
 
 def _unwrapped(fun, mode, argnums, has_aux, in_axes, out_axes):
@@ -87,7 +89,7 @@ def _kind_list(kinds):
 
 
 def show(fun, mode=None, argnums=0, args=None, kinds=None, has_aux=False, after=None, holomorphic=False,
-         in_axes=0, out_axes=0, strategy="loop"):
+         in_axes=0, out_axes=0, strategy="loop", memory=None):
     """The generated source for ``fun`` under ``mode`` (what is compiled): one of ``pipeline.MODES``,
     ``hessian`` or ``jit``. Without a mode, a transformed function (``show(grad(f))``, ``show(jit(f))``)
     is shown as its transform generates it, and a plain function under ``grad``.
@@ -96,11 +98,15 @@ def show(fun, mode=None, argnums=0, args=None, kinds=None, has_aux=False, after=
     like ``("f8[:]", "f8[:, :]", "f8")`` (or one string, ``"f8[:], f8[:, :], f8"``). Without either, they are read from annotations or from how
     the function uses its arguments (``argument_kinds``) and named in the header. ``after`` names a
     pass (``pipeline.PASSES``): the text is then the function after that pass instead, each time it
-    ran (a Jacobian runs the sweeps it calls; a Hessian runs jacrev, then jacfwd over its code).
+    ran (a Jacobian runs the sweeps it calls; a Hessian runs jacrev, then jacfwd over its code). ``memory``:
+    reverse mode's memory budget (as ``grad(f, memory=...)``, whose budget a transform shown carries).
     """
+    if memory is None and isinstance(fun, Transformed):
+        memory = fun.transform_options.get("memory")
     fun, mode, argnums, has_aux, in_axes, out_axes = _unwrapped(fun, mode, argnums, has_aux, in_axes, out_axes)
     options = dict(mode=mode, argnums=argnums, args=args, kinds=_kind_list(kinds), has_aux=has_aux,
-                   holomorphic=holomorphic, in_axes=in_axes, out_axes=out_axes, strategy=strategy)
+                   holomorphic=holomorphic, in_axes=in_axes, out_axes=out_axes, strategy=strategy,
+                   memory=parse_budget(memory))
     if after is not None:
         return _after(fun, after, options)
     notes = []

@@ -230,6 +230,8 @@ class Transformed:
         """``other`` (this transform of the flat function) with this one's compile options."""
         other.boundscheck = self.boundscheck
         other.strong_zeros = self.strong_zeros
+        if "memory" in self.transform_options:
+            other.transform_options["memory"] = self.transform_options["memory"]
         return other
 
     def _check_argnums(self, nargs):

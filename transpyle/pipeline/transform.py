@@ -44,7 +44,7 @@ def prepare(tree, unit, ctx):
 
 def transform(func, mode="grad", argnums=(0,), arg_kinds=(), has_aux=False, tuple_argnums=False, after=None,
               holomorphic=False, in_axes=0, out_axes=0, static=None, strategy="loop", lanes="loops",
-              forward_mode=False, label=None, lengths=None, strong_zeros=None):
+              forward_mode=False, label=None, lengths=None, strong_zeros=None, memory=None):
     """Run the pipeline on ``func``; returns (function name, gast FunctionDef, Context). ``strategy``: how
     vmap is compiled (``STRATEGIES``); ``lanes``: how array-lifted code runs statements on batched numbers,
     ``"loops"`` (loops over the lanes, for Numba) or ``"arrays"`` (one NumPy operation each), ``"threads"``
@@ -54,7 +54,9 @@ def transform(func, mode="grad", argnums=(0,), arg_kinds=(), has_aux=False, tupl
     (``hessian`` for jacfwd over jacrev; by default the modes of the transforms stacked); ``lengths``: which
     axes of the arguments have equal lengths in the calls the code serves (``base.kinds.equal_axes``), or
     None for code that serves any shapes; ``strong_zeros``: whether a zero cotangent or tangent contributes
-    zero where a rule's derivative is infinite (``rules/strong_zeros``; None: the environment's setting)."""
+    zero where a rule's derivative is infinite (``rules/strong_zeros``; None: the environment's setting);
+    ``memory``: reverse mode's memory budget in bytes (``transforms/checkpoint_loops``; None: the
+    environment's ``TRANSPYLE_MEMORY``, unset: no budget)."""
     if mode not in MODES:
         raise TranspileError(f"unknown mode '{mode}'", hint="one of: " + ", ".join(MODES))
     full_kinds = tuple(arg_kinds)
@@ -74,7 +76,7 @@ def transform(func, mode="grad", argnums=(0,), arg_kinds=(), has_aux=False, tupl
         unit = specialize(unit, static)
     ctx = Context(source=unit, mode=mode, options={"tuple_argnums": tuple_argnums, "holomorphic": holomorphic,
                                                    "generated": generated, "label": label, "origin": origin,
-                                                   "strong_zeros": strong_zeros})
+                                                   "strong_zeros": strong_zeros, "memory": memory})
     ctx.derivative = _derivative(mode, generated)
     ctx.transform_call = TransformCall
     tree = copy.deepcopy(unit.tree)

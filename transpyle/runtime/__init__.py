@@ -11,7 +11,8 @@ covariance), ``diagonals`` (diagonals along two axes and their adjoint) and ``al
 and sorting positions along one axis: np.take_along_axis, np.sort).
 ``reshapes`` holds NumPy's reshape for arrays of any layout (a view where the strides allow one).
 ``special_functions`` holds erf, gammaln and its derivatives, elementwise; ``dynamic_slices`` lax.dynamic_slice
-and dynamic_update_slice; ``elementary`` exp and tanh of numbers in a form LLVM vectorizes (element loops call them).
+and dynamic_update_slice; ``elementary`` exp and tanh of numbers in a form LLVM vectorizes (element loops call them);
+``checkpoints`` the schedules of loops differentiated in bounded memory.
 
 The modules import only numpy, numba and the runtime modules listed before them in ``MODULES`` (by
 relative imports of their private names), so ``transpyle compile`` can copy the ones a generated module
@@ -34,11 +35,12 @@ from .along_axis import *  # noqa: F401,F403
 from .special_functions import *  # noqa: F401,F403
 from .dynamic_slices import *  # noqa: F401,F403
 from .elementary import *  # noqa: F401,F403
+from .checkpoints import *  # noqa: F401,F403
 from .collectives import *  # noqa: F401,F403  (markers only: not in MODULES, never compiled)
-from . import (along_axis, axis_reductions, batching, binning, core, diagonals, exclusive_products, indexing,  # noqa: F401
+from . import (along_axis, axis_reductions, batching, binning, checkpoints, core, diagonals, exclusive_products, indexing,  # noqa: F401
                linalg, products, random_bits, random_draws, scans, special_functions,
                dynamic_slices, elementary, reshapes)
 
 #: the modules, in the order a compiled module holds them
 MODULES = (core, reshapes, axis_reductions, exclusive_products, random_bits, random_draws, linalg, products, batching, indexing,
-           scans, binning, diagonals, along_axis, special_functions, dynamic_slices, elementary)
+           scans, binning, diagonals, along_axis, special_functions, dynamic_slices, elementary, checkpoints)

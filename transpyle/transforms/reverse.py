@@ -31,11 +31,13 @@ from ..analysis.aliases import Aliases
 from ..analysis.recording import Recording
 from ..analysis.shapes import Shapes
 from ..analysis.to_be_recorded import names_read, required_before
+from ..base.memory_budget import budget
+from .checkpoint_loops import CheckpointedLoops
 from .reverse_adjoint import AdjointSweep
 from .reverse_tapes import PrimalSweep
 
 
-class Reverse(PrimalSweep, AdjointSweep, Recording):
+class Reverse(PrimalSweep, AdjointSweep, CheckpointedLoops, Recording):
     """The reverse transform of one function: the facts both sweeps read, and ``build``, which plans
     the saves and makes both sweeps."""
 
@@ -50,6 +52,9 @@ class Reverse(PrimalSweep, AdjointSweep, Recording):
         self.counters = set()
         self.adjoint_names = {}
         self.plans = {}
+        self.budget = budget(ctx.options.get("memory"))     # bytes, or None: loops are taped whole
+        self.checkpoints = {}
+        self.checkpointed = set()
 
     # ---- names ---------------------------------------------------------------------------------
     def adj(self, var):
@@ -107,9 +112,25 @@ class Reverse(PrimalSweep, AdjointSweep, Recording):
         self.oversized = set()      # single-use values whose cotangent keeps the shape it was broadcast to
         self.storage_names = {}
         self.find_cheap_values()
-        # the adjoint sweep decides what must be saved (analysis/to_be_recorded), and saving adds restores
-        # that read more names: plan, sweep and analyse again until nothing more is required. The
-        # required sets only grow, and are bounded by the names and statements of the function.
+        # under a memory budget the outermost loops that save something are checkpointed (checkpoint_loops):
+        # plan with every candidate checkpointed, then again without those that save nothing
+        self.checkpointed = self.checkpoint_candidates(body)
+        sweep, required = self.plan_saves(body)
+        saving = self.loops_with_saves(body, self.checkpointed)
+        if saving != self.checkpointed:
+            self.checkpointed = saving
+            sweep, required = self.plan_saves(body)
+        needed = set().union(*map(names_read, required.values())) if required else set()
+        self._last_primal = None
+        self.loop_stack = []
+        primal = self.primal(body)
+        return primal, sweep, needed
+
+    def plan_saves(self, body):
+        """Plan the saves and make the adjoint sweep; returns the sweep and what each statement must save
+        (statement id -> reads). The adjoint sweep decides what must be saved (analysis/to_be_recorded),
+        and saving adds restores that read more names: plan, sweep and analyse again until nothing more is
+        required. The required sets only grow, and are bounded by the names and statements of the function."""
         required = {}
         for _ in range(len(self.kinds) + 8):
             self.plans, self.block_reads, self.header_reads = {}, {}, {}
@@ -119,16 +140,10 @@ class Reverse(PrimalSweep, AdjointSweep, Recording):
             sweep = self.adjoint(body, 0)
             now = required_before(body, self.block_reads, self.header_reads)
             if now == required:
-                break
+                return sweep, required
             required = now
-        else:
-            raise self.ctx.error(tree, "the values to save before overwriting did not settle",
-                                 hint="please report this function: the to-be-recorded analysis should converge")
-        needed = set().union(*map(names_read, required.values())) if required else set()
-        self._last_primal = None
-        self.loop_stack = []
-        primal = self.primal(body)
-        return primal, sweep, needed
+        raise self.ctx.error(self.tree, "the values to save before overwriting did not settle",
+                             hint="please report this function: the to-be-recorded analysis should converge")
 
 
 def written_names(stmts):

@@ -65,6 +65,9 @@ class AdjointSweep:
         if isinstance(s, gast.Assign):
             self.block_reads[id(s)] = adjoint_reads(block, primal, self.fixed_shape)
             return
+        if id(s) in self.checkpointed and block:     # its iterations run again in the adjoint sweep
+            self.header_reads[id(s)] = self.checkpoint_reads(s)
+            return
         if not block:               # a loop or branch with no adjoint (a check, a print): its header is not read
             self.header_reads[id(s)] = set()
             return
@@ -121,6 +124,9 @@ class AdjointSweep:
                 block = block + self.restore(plan)
             # an array adjoint is zeroed with the shape of the value restored above
             block += reset
+        elif id(s) in self.checkpointed:
+            body = self.adjoint(s.body, depth + 1)
+            block = self.checkpoint_adjoint(s, body) if body else []
         elif isinstance(s, gast.For):
             body = self.adjoint(s.body, depth + 1)
             if body:

@@ -111,6 +111,8 @@ class PrimalSweep:
                 if plan is not None:
                     out.extend(self.save(plan))
                 out.append(s)
+            elif id(s) in self.checkpointed:
+                out.extend(self.checkpoint_primal(s))
             elif isinstance(s, gast.For):
                 # the trip count is known before the loop: its tapes get room for it up front
                 self.loop_stack.append([])

@@ -1,0 +1,262 @@
+"""checkpoint_loops: reverse mode of the outermost loops in bounded memory (``grad(f, memory="1GB")``).
+
+Under a memory budget, each loop at the top of the function whose iterations save values for the adjoint
+sweep is *checkpointed* (the two-level schedule of ``runtime/checkpoints``) instead of taped whole:
+
+- the primal sweep runs it without saving anything, keeping a snapshot of the loop's *state* at the start
+  of every segment of ``k`` iterations (``k`` chosen at entry from the budget, the state's size and the
+  size of an iteration's saves; for a ``while`` loop, whose trip count is known only at its end, snapshots
+  are thinned, every other one dropped and the segments doubled, whenever they would pass half the budget);
+- the adjoint sweep, segment by segment from the last, restores the segment's snapshot, runs its iterations
+  again saving what the to-be-recorded analysis asks (the same saves as the taped loop), and replays them
+  backwards with the taped loop's adjoint body.
+
+The state is what an iteration reads of what the loop writes and finds there from before: the names the
+loop rebinds that it reads before rebinding them, and the arrays it writes in place (through any alias;
+restored in place, so views of them stay views), among the names bound before the loop. Inner loops are
+taped within their segment. Memory: ``ceil(n / k)`` snapshots and the saves of ``k`` iterations; time:
+every iteration runs twice forward.
+"""
+import copy
+
+import gast
+import numpy as np
+
+from ..base.ast_utils import assign, comment, const, expr_source, loaded_names, name, parse_expr, parse_stmts, \
+    stored_names
+from ..base.kinds import Kind
+from ..base.memory_budget import readable
+from ..analysis.to_be_recorded import BINDING, VALUE
+
+
+class _Checkpoint:
+    """The names and state of one checkpointed loop."""
+
+    def __init__(self, prefix, state, snapshots):
+        self.prefix = prefix            # _ck1: its counters are _ck1_n, _ck1_k, _ck1_c, _ck1_j, ...
+        self.state = state              # [(name, kind, restored in place)]
+        self.snapshots = snapshots      # name -> its snapshot stack
+        self.held = {}                  # array restored in place -> the name of its popped snapshot
+
+    def __getattr__(self, part):
+        if part in ("n", "k", "c", "j", "s", "lo", "hi", "slots"):
+            return f"{self.prefix}_{part}"
+        raise AttributeError(part)
+
+
+class CheckpointedLoops:
+    """The checkpointing part of ``reverse.Reverse``: which loops are checkpointed, their state, and their
+    code in both sweeps. ``budget`` (bytes, or None) is the transform's memory budget."""
+
+    def checkpoint_candidates(self, body):
+        """The outermost loops (ids) that a budget may checkpoint."""
+        if self.budget is None:
+            return set()
+        return {id(s) for s in body if isinstance(s, (gast.For, gast.While))}
+
+    def loops_with_saves(self, body, candidates):
+        """Of ``candidates``, the loops whose iterations save something (the others need no checkpoints)."""
+        out = set()
+        for s in body:
+            if id(s) in candidates and any(id(n) in self.plans and self.plans[id(n)].in_loop
+                                           for n in gast.walk(s)):
+                out.add(id(s))
+        return out
+
+    # ---- the state -------------------------------------------------------------------------------------
+    def checkpoint_of(self, loop):
+        ck = self.checkpoints.get(id(loop))
+        if ck is None:
+            state = self.loop_state(loop)
+            prefix = self.ctx.namer.fresh("_ck")
+            snapshots = {v: self.ctx.namer.fresh(f"_snap_{v.lstrip('_')}") for v, _, _ in state}
+            ck = self.checkpoints[id(loop)] = _Checkpoint(prefix, state, snapshots)
+        return ck
+
+    def loop_state(self, loop):
+        before = {a.id for a in self.tree.args.args}
+        for s in self.tree.body:
+            if s is loop:
+                break
+            before |= stored_names([s])
+        own = {loop.target.id} if isinstance(loop, gast.For) else {loop.counter}
+        rebound = stored_names(loop.body) - own
+        in_place = self.aliases.written_in(loop.body) - rebound
+        carried = (rebound & upward_exposed(loop.body)) | in_place
+        names = {v for v in carried & before if isinstance(self.kind(v), Kind)}
+        for v in sorted(carried & before - names):
+            raise self.ctx.error(loop, f"the loop cannot be checkpointed: it carries '{v}' of type {self.kind(v)} "
+                                       "from one iteration to the next",
+                                 hint="carry arrays and numbers only, or differentiate without memory=")
+        # a view written in place is restored with the array it views, when that array is restored in place
+        views = self.aliases.views()
+        kept = set()
+        for v in names:
+            base, chain = v, []
+            while base in views:
+                base = self.aliases.view_of.get(id(views[base]))
+                if base is None or base == v or base in chain:
+                    break
+                chain.append(base)
+            if not (v in in_place and any(b != v and b in names and b in in_place for b in chain)):
+                kept.add(v)
+        return [(v, self.kind(v), v in in_place and self.kind(v).is_array) for v in sorted(kept)]
+
+    def state_bytes(self, ck):
+        terms = [f"{v}.nbytes" if kind.is_array else str(np.dtype(kind.dtype).itemsize) for v, kind, _ in ck.state]
+        return " + ".join(terms) or "0"
+
+    def step_bytes(self, loop, ck):
+        """Source of an estimate, at the loop's entry, of the bytes one iteration saves: each save's
+        array as large as at entry (or as the largest array of the state, if it is made in the loop),
+        times the trip counts of the inner loops around it."""
+        arrays = [v for v, kind, _ in ck.state if kind.is_array]
+        largest = f"max({', '.join(a + '.nbytes' for a in arrays)})" if len(arrays) > 1 else \
+            (f"{arrays[0]}.nbytes" if arrays else "8")
+        elements = f"max({', '.join(a + '.size' for a in arrays)})" if len(arrays) > 1 else \
+            (f"{arrays[0]}.size" if arrays else "1")
+        known = {a.id for a in self.tree.args.args} | {v for v, _, _ in ck.state}
+        written = stored_names(loop.body) | self.aliases.written_in(loop.body)
+        terms = []
+
+        def walk(stmts, times):
+            for s in stmts:
+                plan = self.plans.get(id(s))
+                if isinstance(s, gast.Assign) and plan is not None and plan.in_loop:
+                    base = plan.target.id if isinstance(plan.target, gast.Name) else plan.target.value.id
+                    kind = self.kind(base)
+                    if plan.kind.is_array:
+                        size = f"{base}.nbytes" if base in known and base not in written and kind.is_array \
+                            else largest
+                    else:
+                        size = str(np.dtype(plan.kind.dtype).itemsize)
+                    terms.append("*".join(times + [size]))
+                elif isinstance(s, gast.For):
+                    invariant = not (loaded_names(s.iter) & written)
+                    walk(s.body, times + [f"({self.trip_count_source(s.iter)})" if invariant else elements])
+                elif isinstance(s, gast.While):
+                    walk(s.body, times + [elements])
+                elif isinstance(s, gast.If):
+                    walk(s.body, times)
+                    walk(s.orelse, times)
+        walk(loop.body, [])
+        return " + ".join(terms) or "0"
+
+    # ---- the primal sweep: no saves, snapshots at segment starts ------------------------------------
+    def checkpoint_primal(self, loop):
+        ck = self.checkpoint_of(loop)
+        where = f"{self.ctx.filename.rsplit('/', 1)[-1]}:{getattr(loop, 'lineno', '?')}"
+        names = ", ".join(v for v, _, _ in ck.state) or "nothing"
+        out = [comment(f"checkpointed loop (memory budget {readable(self.budget)}): the tape of one segment of "
+                       f"{ck.k} iterations at a time, snapshots of {names} at segment starts")]
+        decls = []
+        for v, kind, _ in ck.state:
+            if kind.is_array:
+                decls.append(f"{ck.snapshots[v]} = rt.array_tape(np.empty({(0,) * kind.ndim!r}, np.{kind.dtype}))")
+            else:
+                decls.append(f"{ck.snapshots[v]} = np.empty(16, np.{kind.dtype})")
+        take = []
+        for v, kind, _ in ck.state:
+            take.append(f"{ck.snapshots[v]} = rt.tape_push({ck.snapshots[v]}, rt.snapshot({v}))" if kind.is_array
+                        else f"{ck.snapshots[v]} = rt.push({ck.snapshots[v]}, {ck.c}, {v})")
+        take.append(f"{ck.c} = {ck.c} + 1")
+        body = copy.deepcopy(loop.body)
+        if isinstance(loop, gast.For):
+            lines = [f"{ck.n} = {self.trip_count_source(loop.iter)}",
+                     f"{ck.k} = rt.segment_length({ck.n}, {self.state_bytes(ck)}, {self.step_bytes(loop, ck)}, "
+                     f"{self.budget})",
+                     f"if {ck.k} < 0:",
+                     f"    raise MemoryError('memory={self.budget} bytes is too small to checkpoint the loop at "
+                     f"{where}: raise the budget')"] + decls + [f"{ck.c} = 0"]
+            out += parse_stmts("\n".join(lines))
+            head = parse_stmts(f"if {ck.j} % {ck.k} == 0:\n" + "".join(f"    {t}\n" for t in take)) + \
+                [assign(loop.target.id, self.iteration_value(loop, ck))]
+            out.append(gast.For(target=name(ck.j, store=True), iter=parse_expr(f"range({ck.n})"),
+                                body=head + body, orelse=[], type_comment=None))
+            return out
+        lines = [f"{ck.n} = 0", f"{ck.k} = 1", f"{ck.slots} = rt.snapshot_slots({self.state_bytes(ck)}, {self.budget})"]
+        out += parse_stmts("\n".join(lines + decls + [f"{ck.c} = 0"]))
+        thin = [f"{ck.snapshots[v]} = rt.thin_snapshots({ck.snapshots[v]})" if kind.is_array else
+                f"{ck.snapshots[v]} = rt.thin_values({ck.snapshots[v]}, {ck.c})" for v, kind, _ in ck.state]
+        thin += [f"{ck.c} = {ck.c} // 2", f"{ck.k} = 2 * {ck.k}"]
+        head = parse_stmts(f"if {ck.n} % {ck.k} == 0:\n"
+                           f"    if {ck.c} == {ck.slots}:\n" + "".join(f"        {t}\n" for t in thin) +
+                           "".join(f"    {t}\n" for t in take))
+        tail = parse_stmts(f"{ck.n} = {ck.n} + 1")
+        out.append(gast.While(test=loop.test, body=head + body + tail, orelse=[]))
+        return out
+
+    def iteration_value(self, loop, ck):
+        """The loop variable at iteration ``_ck_j`` of ``range(a, b, step)``."""
+        a, _, st = loop.iter.args
+        j = ck.j
+        if isinstance(st, gast.Constant) and st.value == 1:
+            return parse_expr(j if isinstance(a, gast.Constant) and a.value == 0 else f"{expr_source(a)} + {j}")
+        return parse_expr(f"{expr_source(a)} + {j} * {expr_source(st)}")
+
+    # ---- the adjoint sweep: per segment, restore, run again with saves, replay backwards --------------
+    def checkpoint_adjoint(self, loop, body):
+        """The adjoint block of the checkpointed ``loop`` whose reversed body is ``body``."""
+        ck = self.checkpoint_of(loop)
+        lines = [f"{ck.lo} = {ck.s} * {ck.k}", f"{ck.hi} = min({ck.lo} + {ck.k}, {ck.n})"]
+        restores = []
+        for v, kind, in_place in ck.state:
+            if not kind.is_array:
+                restores.append(assign(v, parse_expr(f"{ck.snapshots[v]}[{ck.s}]")))
+            elif in_place:
+                if v not in ck.held:
+                    ck.held[v] = self.ctx.namer.fresh(f"{ck.prefix}_{v.lstrip('_')}")
+                held = ck.held[v]
+                restores += [assign(held, parse_expr(f"rt.tape_pop({ck.snapshots[v]})")),
+                             parse_stmts(f"{v}[:] = {held}")[0]]
+            else:
+                restores.append(assign(v, parse_expr(f"rt.tape_pop({ck.snapshots[v]})")))
+        # the segment again, saving as the taped loop does (its tapes get room for the segment up front)
+        saved_comment, saved_stack = getattr(self, "_last_primal", None), getattr(self, "loop_stack", None)
+        self.loop_stack = [[]]
+        again = self.primal(loop.body)
+        reserves = [assign(plan.storage, parse_expr(f"rt.reserve({plan.storage}, {plan.counter} + {ck.hi} - {ck.lo})"))
+                    for plan in self.loop_stack.pop()]
+        self._last_primal, self.loop_stack = saved_comment, saved_stack
+        if isinstance(loop, gast.For):
+            index = [assign(loop.target.id, self.iteration_value(loop, ck))]
+            forward = gast.For(target=name(ck.j, store=True), iter=parse_expr(f"range({ck.lo}, {ck.hi})"),
+                               body=index + (again or [gast.Pass()]), orelse=[], type_comment=None)
+            backward = gast.For(target=name(ck.j, store=True), iter=parse_expr(f"range({ck.hi} - 1, {ck.lo} - 1, -1)"),
+                                body=copy.deepcopy(index) + body, orelse=[], type_comment=None)
+        else:
+            forward = gast.For(target=name(ck.j, store=True), iter=parse_expr(f"range({ck.lo}, {ck.hi})"),
+                               body=again or [gast.Pass()], orelse=[], type_comment=None)
+            backward = gast.For(target=name(ck.j, store=True), iter=parse_expr(f"range({ck.hi} - {ck.lo})"),
+                                body=body, orelse=[], type_comment=None)
+        segment = parse_stmts("\n".join(lines)) + restores + reserves + [forward, backward]
+        return [comment(f"checkpointed loop: segments from the last, each restored from its snapshot, run "
+                        f"again with its tape and replayed backwards"),
+                gast.For(target=name(ck.s, store=True), iter=parse_expr(f"range({ck.c} - 1, -1, -1)"),
+                         body=segment, orelse=[], type_comment=None)]
+
+    def checkpoint_reads(self, loop):
+        """What the checkpointed loop's adjoint reads of the state just after the loop: the values the loop
+        reads and does not write (its iterations run again), and the buffers restored in place."""
+        ck = self.checkpoint_of(loop)
+        written = stored_names(loop.body) | self.aliases.written_in(loop.body)
+        header = loop.iter if isinstance(loop, gast.For) else loop.test
+        loads = loaded_names(loop.body) | loaded_names(header)
+        reads = {(VALUE, n) for n in loads - written if n in self.kinds}
+        reads |= {(BINDING, v) for v, kind, in_place in ck.state if in_place}
+        return frozenset(reads)
+
+
+def upward_exposed(stmts):
+    """Names that ``stmts`` may read before they bind them (an assignment at the top of ``stmts`` binds;
+    one inside a branch or a loop may not)."""
+    bound, exposed = set(), set()
+    for s in stmts:
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
+            exposed |= loaded_names(s.value) - bound
+            bound.add(s.targets[0].id)
+        else:
+            exposed |= loaded_names(s) - bound
+            if isinstance(s, gast.Assign):           # a write into an array reads the rest of it
+                exposed |= {n.id for n in gast.walk(s.targets[0]) if isinstance(n, gast.Name)} - bound
+    return exposed
