@@ -9,6 +9,7 @@ from .base.version import __version__  # noqa: E402,F401
 from .base.errors import TranspileError  # noqa: E402
 from .runtime import stop_gradient  # noqa: E402
 from .frontend.custom import custom_jvp, custom_vjp  # noqa: E402
+from .frontend.remat import checkpoint, checkpoint_policies, remat  # noqa: E402
 from . import lax, random, tree  # noqa: E402,F401
 from . import nn, scipy, tree_util, example_libraries  # noqa: E402,F401
 from .api import grad, value_and_grad, vjp, jvp, linearize, jacfwd, jacrev, hessian, vmap, jit, show  # noqa: E402
@@ -18,7 +19,7 @@ from .api.parallel import devices, device_put, device_get, block_until_ready  # 
 from .backends.tiers import wait_compiled  # noqa: E402
 
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "linearize", "jacfwd", "jacrev", "hessian", "vmap", "jit",
-           "stop_gradient", "custom_jvp", "custom_vjp", "lax", "random", "tree", "nn", "scipy", "tree_util",
+           "stop_gradient", "custom_jvp", "custom_vjp", "checkpoint", "checkpoint_policies", "remat", "lax", "random", "tree", "nn", "scipy", "tree_util",
            "example_libraries", "show", "compile_module",
            "pmap", "local_device_count", "local_devices", "devices", "device_put", "device_get", "block_until_ready",
            "wait_compiled", "TranspileError", "__version__"]

@@ -22,6 +22,7 @@ from ..base.errors import TranspileError
 from ..base.ast_utils import const, dotted, name, parse_expr, stored_names, substitute
 from ..rules.primitives import call_object
 from .custom import CustomRule
+from .remat import Recomputed
 from ..rules.common import StaticError
 from ..rules.matrices import composite, multi_output
 from ..rules.rewrites import call_rewrite, subscript_rewrite
@@ -245,7 +246,7 @@ class _Resolver(TransformCalls, gast.NodeTransformer):
         if isinstance(obj, types.ModuleType) or isinstance(obj, type):
             return node            # used as a prefix or a dtype; checked where it is used
         if is_user_function(getattr(obj, "py_func", obj)) or hasattr(obj, "generated_function") or \
-                isinstance(obj, CustomRule):
+                isinstance(obj, (CustomRule, Recomputed)):
             return self._function_value(node, obj)   # passed to a helper that calls it: inlined there
         if callable(obj) and wrapped_callables.wrapper_text(obj) is not None:
             return self._function_value(node, obj)   # a library function passed along: a function calling it
@@ -337,6 +338,8 @@ class _Resolver(TransformCalls, gast.NodeTransformer):
             return gast.copy_location(const(len(node.args[0].elts)), node)   # len of a static tuple
         built = self.static_values.get(func.id) if isinstance(func, gast.Name) else \
             self._transform_call(func) if isinstance(func, gast.Call) else None
+        if isinstance(built, Recomputed):        # checkpoint(step)(x): step inlined, marked
+            return self._helper_call(node, built.transpyle_source())
         if built is not None:            # grad(loss)(w, x) or g(w, x) with g = grad(loss)
             return self._deferred(node, built)
         if isinstance(func, gast.Attribute) and not self._is_global_chain(func):
@@ -382,11 +385,10 @@ class _Resolver(TransformCalls, gast.NodeTransformer):
             node.func = parse_expr(spelled)
             return node
         obj = getattr(obj, "py_func", obj)          # a Numba dispatcher: its Python function
+        if isinstance(obj, Recomputed):             # checkpoint(f): f's body with the recompute marker
+            obj = obj.transpyle_source()
         if isinstance(obj, FunctionSource):         # a helper specialized on pytree structure
-            key = self.ctx.namer.fresh(obj.name)
-            self.ctx.functions[key] = obj
-            node.func = name(key)
-            return node
+            return self._helper_call(node, obj)
         if hasattr(obj, "generated_function"):      # a transformed function: generated once kinds are known
             return self._deferred(node, obj)
         if getattr(obj, "__transpyle_jvp__", False):
@@ -410,6 +412,13 @@ class _Resolver(TransformCalls, gast.NodeTransformer):
         raise self.ctx.error(node, f"{label} has no derivative rule", construct=label,
                              hint="supported functions are listed in docs/subset.md; "
                                   "rewrite it with supported operations or pass its result as an argument")
+
+    def _helper_call(self, node, unit):
+        """The call ``node`` of the helper read as ``unit``, registered for the inliner."""
+        key = self.ctx.namer.fresh(unit.name)
+        self.ctx.functions[key] = unit
+        node.func = name(key)
+        return node
 
     def _is_global_chain(self, node):
         chain = dotted(node)

@@ -25,6 +25,8 @@ def _on_lanes(helper, *params):
 
 # the user's stop_gradient(x): x, with no derivative in either mode
 define("stop_gradient", [rt.stop_gradient], "x", lambda k, s: k["x"], batch=LANEWISE)
+# the marker of a checkpointed function's body (frontend/remat): a number, read by reverse mode
+define("rt.recompute_here", [rt.recompute_here], "x", lambda k, s: INT)
 # the loop test of a `for ... range` loop that can break (written by the jumps pass)
 define("rt.in_range", [rt.in_range], "i, stop, step", lambda k, s: BOOL,
        batch=lambda b, k, s: None if b["step"] else "np.logical_and(i < stop, step > 0) | np.logical_and(i > stop, step < 0)")

@@ -105,8 +105,14 @@ def stop_gradient(x):
 stop_gradient.__transpyle_leafwise__ = True
 
 
+def recompute_here(x):
+    """0: the marker a checkpointed function's body starts with in transformed code (``frontend/remat``);
+    reverse mode recomputes the iterations of the loop around it instead of saving them."""
+    return 0
+
+
 for _helper in (trip_count, in_range, _copy_rows, push, reserve, array_tape, tape_push, tape_pop, conform,
-                stop_gradient):
+                stop_gradient, recompute_here):
     register_jitable(_helper)
 
 

@@ -22,7 +22,7 @@ import copy
 import gast
 import numpy as np
 
-from ..base.ast_utils import assign, comment, const, expr_source, loaded_names, name, parse_expr, parse_stmts, \
+from ..base.ast_utils import assign, comment, const, dotted, expr_source, loaded_names, name, parse_expr, parse_stmts, \
     stored_names
 from ..base.kinds import Kind
 from ..base.memory_budget import readable
@@ -49,10 +49,13 @@ class CheckpointedLoops:
     code in both sweeps. ``budget`` (bytes, or None) is the transform's memory budget."""
 
     def checkpoint_candidates(self, body):
-        """The outermost loops (ids) that a budget may checkpoint."""
-        if self.budget is None:
-            return set()
-        return {id(s) for s in body if isinstance(s, (gast.For, gast.While))}
+        """The outermost loops (ids) that may be checkpointed: those around a call of a checkpointed function
+        (``frontend/remat``), and under a budget every one."""
+        loops = [s for s in body if isinstance(s, (gast.For, gast.While))]
+        if self.budget is not None:
+            return {id(s) for s in loops}
+        return {id(s) for s in loops if any(isinstance(n, gast.Call) and dotted(n.func) == "rt.recompute_here"
+                                            for n in gast.walk(s))}
 
     def loops_with_saves(self, body, candidates):
         """Of ``candidates``, the loops whose iterations save something (the others need no checkpoints)."""
@@ -147,8 +150,10 @@ class CheckpointedLoops:
         ck = self.checkpoint_of(loop)
         where = f"{self.ctx.filename.rsplit('/', 1)[-1]}:{getattr(loop, 'lineno', '?')}"
         names = ", ".join(v for v, _, _ in ck.state) or "nothing"
-        out = [comment(f"checkpointed loop (memory budget {readable(self.budget)}): the tape of one segment of "
-                       f"{ck.k} iterations at a time, snapshots of {names} at segment starts")]
+        why = f"memory budget {readable(self.budget)}" if self.budget is not None else \
+            "a checkpointed function is called in it: every iteration is recomputed"
+        out = [comment(f"checkpointed loop ({why}): the tape of one segment of {ck.k} iterations at a time, "
+                       f"snapshots of {names} at segment starts")]
         decls = []
         for v, kind, _ in ck.state:
             if kind.is_array:
@@ -162,26 +167,32 @@ class CheckpointedLoops:
         take.append(f"{ck.c} = {ck.c} + 1")
         body = copy.deepcopy(loop.body)
         if isinstance(loop, gast.For):
-            lines = [f"{ck.n} = {self.trip_count_source(loop.iter)}",
-                     f"{ck.k} = rt.segment_length({ck.n}, {self.state_bytes(ck)}, {self.step_bytes(loop, ck)}, "
-                     f"{self.budget})",
-                     f"if {ck.k} < 0:",
-                     f"    raise MemoryError('memory={self.budget} bytes is too small to checkpoint the loop at "
-                     f"{where}: raise the budget')"] + decls + [f"{ck.c} = 0"]
+            lines = [f"{ck.n} = {self.trip_count_source(loop.iter)}"]
+            if self.budget is None:
+                lines.append(f"{ck.k} = 1")
+            else:
+                lines += [f"{ck.k} = rt.segment_length({ck.n}, {self.state_bytes(ck)}, {self.step_bytes(loop, ck)}, "
+                          f"{self.budget})",
+                          f"if {ck.k} < 0:",
+                          f"    raise MemoryError('memory={self.budget} bytes is too small to checkpoint the loop at "
+                          f"{where}: raise the budget')"]
+            lines += decls + [f"{ck.c} = 0"]
             out += parse_stmts("\n".join(lines))
             head = parse_stmts(f"if {ck.j} % {ck.k} == 0:\n" + "".join(f"    {t}\n" for t in take)) + \
                 [assign(loop.target.id, self.iteration_value(loop, ck))]
             out.append(gast.For(target=name(ck.j, store=True), iter=parse_expr(f"range({ck.n})"),
                                 body=head + body, orelse=[], type_comment=None))
             return out
-        lines = [f"{ck.n} = 0", f"{ck.k} = 1", f"{ck.slots} = rt.snapshot_slots({self.state_bytes(ck)}, {self.budget})"]
+        lines = [f"{ck.n} = 0", f"{ck.k} = 1"]
+        if self.budget is not None:
+            lines.append(f"{ck.slots} = rt.snapshot_slots({self.state_bytes(ck)}, {self.budget})")
         out += parse_stmts("\n".join(lines + decls + [f"{ck.c} = 0"]))
         thin = [f"{ck.snapshots[v]} = rt.thin_snapshots({ck.snapshots[v]})" if kind.is_array else
                 f"{ck.snapshots[v]} = rt.thin_values({ck.snapshots[v]}, {ck.c})" for v, kind, _ in ck.state]
         thin += [f"{ck.c} = {ck.c} // 2", f"{ck.k} = 2 * {ck.k}"]
-        head = parse_stmts(f"if {ck.n} % {ck.k} == 0:\n"
-                           f"    if {ck.c} == {ck.slots}:\n" + "".join(f"        {t}\n" for t in thin) +
-                           "".join(f"    {t}\n" for t in take))
+        full = f"    if {ck.c} == {ck.slots}:\n" + "".join(f"        {t}\n" for t in thin) \
+            if self.budget is not None else ""      # without a budget every iteration keeps its snapshot
+        head = parse_stmts(f"if {ck.n} % {ck.k} == 0:\n" + full + "".join(f"    {t}\n" for t in take))
         tail = parse_stmts(f"{ck.n} = {ck.n} + 1")
         out.append(gast.While(test=loop.test, body=head + body + tail, orelse=[]))
         return out
