@@ -32,7 +32,7 @@ _NAMESPACES = [
     ("jax", "transpyle", transpyle, ["grad", "value_and_grad", "vjp", "jvp", "linearize", "jacfwd", "jacrev",
                                      "hessian", "vmap", "jit", "pmap", "custom_jvp", "custom_vjp", "devices",
                                      "local_devices", "local_device_count", "device_put", "device_get",
-                                     "block_until_ready"]),
+                                     "block_until_ready", "checkpoint", "remat", "checkpoint_policies"]),
     ("jax.lax", "transpyle.lax", lax, None),
     ("jax.nn", "transpyle.nn", nn, None),
     ("jax.random", "transpyle.random", random, None),
@@ -69,6 +69,10 @@ def treatment(obj):
     if getattr(obj, "__module__", "") == stax.__name__:
         return "called outside; the apply_fun of the layer it makes is inlined" if obj.__name__[0].isupper() or \
             obj.__name__ == "serial" else "called outside (an initializer)"
+    if obj is transpyle.checkpoint:
+        return "decorator (also called in transformed code); reverse mode recomputes the loop around its calls"
+    if obj is transpyle.checkpoint_policies:
+        return "policy names for checkpoint's policy= (everything_saveable keeps the tape)"
     if getattr(obj, "__transpyle_transform__", False):
         return "transform (also called in transformed code)"
     if getattr(obj, "__transpyle_jvp__", False):

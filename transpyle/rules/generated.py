@@ -54,6 +54,15 @@ define("rt.reserve", [rt.reserve], "tape, size", lambda k, s: k["tape"], _no_adj
        batch=Tape("rt.reserve_lanes(tape, size)"))
 define("rt.push", [rt.push], "tape, top, value", lambda k, s: k["tape"], _no_adjoint, diff=("tape", "value"),
        jvp=LINEAR, batch=Tape("rt.push_lanes(tape, top, value)"))
+# checkpointed loops (runtime/checkpoints): the schedule is integers; snapshots are copies and tapes, linear
+define("rt.segment_length", [rt.segment_length], "trips, state_bytes, step_bytes, budget", lambda k, s: INT)
+define("rt.snapshot_slots", [rt.snapshot_slots], "state_bytes, budget", lambda k, s: INT)
+define("rt.snapshot", [rt.snapshot], "x", lambda k, s: k["x"], _no_adjoint, diff=("x",), jvp=LINEAR,
+       batch=LANEWISE)
+define("rt.thin_snapshots", [rt.thin_snapshots], "tape", lambda k, s: k["tape"], _no_adjoint, diff=("tape",),
+       jvp=LINEAR)
+define("rt.thin_values", [rt.thin_values], "tape, count", lambda k, s: k["tape"], _no_adjoint, diff=("tape",),
+       jvp=LINEAR)
 
 
 def _unbroadcast_lanes(batched, kinds, statics):

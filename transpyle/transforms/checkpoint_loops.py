@@ -22,7 +22,7 @@ import copy
 import gast
 import numpy as np
 
-from ..base.ast_utils import assign, comment, const, dotted, expr_source, loaded_names, name, parse_expr, parse_stmts, \
+from ..base.ast_utils import assign, comment, dotted, expr_source, loaded_names, name, parse_expr, parse_stmts, \
     stored_names
 from ..base.kinds import Kind
 from ..base.memory_budget import readable
@@ -106,18 +106,18 @@ class CheckpointedLoops:
         return [(v, self.kind(v), v in in_place and self.kind(v).is_array) for v in sorted(kept)]
 
     def state_bytes(self, ck):
-        terms = [f"{v}.nbytes" if kind.is_array else str(np.dtype(kind.dtype).itemsize) for v, kind, _ in ck.state]
+        terms = [_bytes(v, kind) for v, kind, _ in ck.state]
         return " + ".join(terms) or "0"
 
     def step_bytes(self, loop, ck):
         """Source of an estimate, at the loop's entry, of the bytes one iteration saves: each save's
         array as large as at entry (or as the largest array of the state, if it is made in the loop),
         times the trip counts of the inner loops around it."""
-        arrays = [v for v, kind, _ in ck.state if kind.is_array]
-        largest = f"max({', '.join(a + '.nbytes' for a in arrays)})" if len(arrays) > 1 else \
-            (f"{arrays[0]}.nbytes" if arrays else "8")
-        elements = f"max({', '.join(a + '.size' for a in arrays)})" if len(arrays) > 1 else \
-            (f"{arrays[0]}.size" if arrays else "1")
+        arrays = [(v, kind) for v, kind, _ in ck.state if kind.is_array]
+        largest = f"max({', '.join(_bytes(a, kind) for a, kind in arrays)})" if len(arrays) > 1 else \
+            (_bytes(*arrays[0]) if arrays else "8")
+        elements = f"max({', '.join(a + '.size' for a, _ in arrays)})" if len(arrays) > 1 else \
+            (f"{arrays[0][0]}.size" if arrays else "1")
         known = {a.id for a in self.tree.args.args} | {v for v, _, _ in ck.state}
         written = stored_names(loop.body) | self.aliases.written_in(loop.body)
         terms = []
@@ -129,7 +129,7 @@ class CheckpointedLoops:
                     base = plan.target.id if isinstance(plan.target, gast.Name) else plan.target.value.id
                     kind = self.kind(base)
                     if plan.kind.is_array:
-                        size = f"{base}.nbytes" if base in known and base not in written and kind.is_array \
+                        size = _bytes(base, kind) if base in known and base not in written and kind.is_array \
                             else largest
                     else:
                         size = str(np.dtype(plan.kind.dtype).itemsize)
@@ -241,8 +241,8 @@ class CheckpointedLoops:
             backward = gast.For(target=name(ck.j, store=True), iter=parse_expr(f"range({ck.hi} - {ck.lo})"),
                                 body=body, orelse=[], type_comment=None)
         segment = parse_stmts("\n".join(lines)) + restores + reserves + [forward, backward]
-        return [comment(f"checkpointed loop: segments from the last, each restored from its snapshot, run "
-                        f"again with its tape and replayed backwards"),
+        return [comment("checkpointed loop: segments from the last, each restored from its snapshot, run "
+                        "again with its tape and replayed backwards"),
                 gast.For(target=name(ck.s, store=True), iter=parse_expr(f"range({ck.c} - 1, -1, -1)"),
                          body=segment, orelse=[], type_comment=None)]
 
@@ -256,6 +256,13 @@ class CheckpointedLoops:
         reads = {(VALUE, n) for n in loads - written if n in self.kinds}
         reads |= {(BINDING, v) for v, kind, in_place in ck.state if in_place}
         return frozenset(reads)
+
+
+def _bytes(v, kind):
+    """Source of the bytes the number or array ``v`` of ``kind`` takes (``x.size * 8``: generated code is
+    read again by other transforms, which take ``size``)."""
+    itemsize = np.dtype(kind.dtype).itemsize
+    return f"{v}.size * {itemsize}" if kind.is_array else str(itemsize)
 
 
 def upward_exposed(stmts):

@@ -34,6 +34,8 @@ _ALLOCATIONS = {"zeros", "ones", "empty", "full", "copy", "array", "zeros_like",
 _PURE_BUILTINS = {"abs", "min", "max", "len", "float", "int", "bool", "complex", "round", "range"}
 _PURE_METHODS = {"copy", "reshape", "ravel", "flatten", "transpose", "astype", "conj", "conjugate", "sum", "mean",
                  "max", "min", "prod", "dot", "item"}
+# run-time helpers that only compute: the marker of a checkpointed function's body (frontend/remat)
+_PURE_RUNTIME = {"recompute_here"}
 
 
 def run(tree, ctx):
@@ -351,6 +353,8 @@ def _pure_call(func):
         func = func.value
     if isinstance(func, gast.Name) and func.id in ("np", "math"):
         return not _WRITERS & set(parts)
+    if isinstance(func, gast.Name) and func.id == "rt":
+        return len(parts) == 1 and parts[0] in _PURE_RUNTIME
     return len(parts) == 1 and parts[0] in _PURE_METHODS
 
 
