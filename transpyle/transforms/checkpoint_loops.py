@@ -29,6 +29,11 @@ from ..base.memory_budget import readable
 from ..analysis.to_be_recorded import BINDING, VALUE
 
 
+#: bytes an array kept on a tape or as a snapshot takes beyond its elements: its slot in the tape (a list of
+#: array structures), Numba's header of its memory and the allocator's (a 3-vector saved takes ~150 bytes)
+SAVED_ARRAY_OVERHEAD = 160
+
+
 class _Checkpoint:
     """The names and state of one checkpointed loop."""
 
@@ -76,20 +81,26 @@ class CheckpointedLoops:
             ck = self.checkpoints[id(loop)] = _Checkpoint(prefix, state, snapshots)
         return ck
 
-    def loop_state(self, loop):
+    def bound_before(self, loop):
+        """The names bound before ``loop`` (a statement of the function's body) runs."""
         before = {a.id for a in self.tree.args.args}
         for s in self.tree.body:
             if s is loop:
                 break
             before |= stored_names([s])
+        return before
+
+    def loop_state(self, loop):
+        before = self.bound_before(loop)
         own = {loop.target.id} if isinstance(loop, gast.For) else {loop.counter}
         rebound = stored_names(loop.body) - own
         in_place = self.aliases.written_in(loop.body) - rebound
         carried = (rebound & upward_exposed(loop.body)) | in_place
         names = {v for v in carried & before if isinstance(self.kind(v), Kind)}
-        for v in sorted(carried & before - names):
-            raise self.ctx.error(loop, f"the loop cannot be checkpointed: it carries '{v}' of type {self.kind(v)} "
-                                       "from one iteration to the next",
+        others = sorted(carried & before - names)
+        if others:
+            raise self.ctx.error(loop, f"the loop cannot be checkpointed: it carries '{others[0]}' of type "
+                                       f"{self.kind(others[0])} from one iteration to the next",
                                  hint="carry arrays and numbers only, or differentiate without memory=")
         # a view written in place is restored with the array it views, when that array is restored in place
         views = self.aliases.views()
@@ -106,19 +117,20 @@ class CheckpointedLoops:
         return [(v, self.kind(v), v in in_place and self.kind(v).is_array) for v in sorted(kept)]
 
     def state_bytes(self, ck):
-        terms = [_bytes(v, kind) for v, kind, _ in ck.state]
+        terms = [_bytes(v, kind) + (f" + {SAVED_ARRAY_OVERHEAD}" if kind.is_array else "") for v, kind, _ in ck.state]
         return " + ".join(terms) or "0"
 
     def step_bytes(self, loop, ck):
         """Source of an estimate, at the loop's entry, of the bytes one iteration saves: each save's
-        array as large as at entry (or as the largest array of the state, if it is made in the loop),
-        times the trip counts of the inner loops around it."""
+        array as large as at entry (or as the largest array of the state, if it is first made in the loop),
+        times the trip counts of the inner loops around it (bounds the loop changes: as many as the largest
+        array of the state has elements)."""
         arrays = [(v, kind) for v, kind, _ in ck.state if kind.is_array]
         largest = f"max({', '.join(_bytes(a, kind) for a, kind in arrays)})" if len(arrays) > 1 else \
             (_bytes(*arrays[0]) if arrays else "8")
         elements = f"max({', '.join(a + '.size' for a, _ in arrays)})" if len(arrays) > 1 else \
             (f"{arrays[0][0]}.size" if arrays else "1")
-        known = {a.id for a in self.tree.args.args} | {v for v, _, _ in ck.state}
+        before = self.bound_before(loop)
         written = stored_names(loop.body) | self.aliases.written_in(loop.body)
         terms = []
 
@@ -129,10 +141,10 @@ class CheckpointedLoops:
                     base = plan.target.id if isinstance(plan.target, gast.Name) else plan.target.value.id
                     kind = self.kind(base)
                     if plan.kind.is_array:
-                        size = _bytes(base, kind) if base in known and base not in written and kind.is_array \
-                            else largest
-                    else:
-                        size = str(np.dtype(plan.kind.dtype).itemsize)
+                        size = _bytes(base, kind) if base in before and kind.is_array else largest
+                        size = f"({size} + {SAVED_ARRAY_OVERHEAD})"
+                    else:       # a tape of numbers grows by doubling: up to twice what it holds
+                        size = str(2 * np.dtype(plan.kind.dtype).itemsize)
                     terms.append("*".join(times + [size]))
                 elif isinstance(s, gast.For):
                     invariant = not (loaded_names(s.iter) & written)
