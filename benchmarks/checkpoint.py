@@ -28,6 +28,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 
 import numpy as np
@@ -185,13 +186,17 @@ def child(name, n, steps, budget):
     args = _inputs(name, n, steps)
     warm = args[:2] + (min(steps, 50),) + args[3:]
     if budget.startswith("jax"):
-        _jax_runner(name, budget, args)()              # compiles for these shapes and the full trip count
+        start = time.perf_counter()
         run = _jax_runner(name, budget, args)
+        run()                                       # compiles for these shapes and the full trip count
+        compile_seconds = time.perf_counter() - start
     else:
         import transpyle
         fn = SIMULATIONS[name]
         grad = transpyle.grad(fn) if budget == "taped" else transpyle.grad(fn, memory=budget)
+        start = time.perf_counter()
         grad(*warm)
+        compile_seconds = time.perf_counter() - start
         run = lambda: grad(*args)     # noqa: E731
     if not _reset_peak():
         raise SystemExit("needs Linux's /proc/self/clear_refs to measure the peak of one call")
@@ -200,7 +205,8 @@ def child(name, n, steps, budget):
     g = run()
     seconds = time.perf_counter() - start
     peak = _status("VmHWM")
-    row = {"seconds": seconds, "extra_bytes": max(0, peak - before), "grad": np.asarray(g).tolist()}
+    row = {"seconds": seconds, "extra_bytes": max(0, peak - before), "grad": np.asarray(g).tolist(),
+           "compile": compile_seconds}
     if budget == "taped":               # the directional derivative against central differences of the primal
         import transpyle
         primal = transpyle.jit(SIMULATIONS[name])
@@ -215,8 +221,9 @@ def child(name, n, steps, budget):
 
 
 def _run_child(name, n, steps, budget):
-    out = subprocess.run([sys.executable, __file__, "--child", name, str(n), str(steps), budget],
-                         capture_output=True, text=True)
+    with tempfile.TemporaryDirectory() as cache:        # a cold compile: an empty cache, a new process
+        out = subprocess.run([sys.executable, __file__, "--child", name, str(n), str(steps), budget],
+                             capture_output=True, text=True, env=dict(os.environ, TRANSPYLE_CACHE_DIR=cache))
     if out.returncode != 0:
         return {"error": (out.stderr.strip().splitlines() or ["failed"])[-1][:120]}
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -243,7 +250,8 @@ def main():
     sizes = QUICK if opts.quick else SIZES
     names = [s for s in opts.only.split(",") if s] or list(SIMULATIONS)
     variants = BUDGETS + ([] if opts.no_jax else ["jax scan", "jax remat step", "jax remat sqrt"])
-    print(f"{'simulation':<10} {'n':>6} {'steps':>7} {'budget':<15} {'time':>11} {'x taped':>8} {'extra':>12}  check")
+    print(f"{'simulation':<10} {'n':>6} {'steps':>7} {'budget':<15} {'time':>11} {'x taped':>8} {'extra':>12} "
+          f"{'compile':>9}  check")
     for name in names:
         for n, steps in sizes[name]:
             taped = first = None
@@ -267,7 +275,7 @@ def main():
                     check = f"vs {versus} {np.max(np.abs(g - ref)) / max(np.max(np.abs(ref)), 1e-300):.1e}"
                 ratio = f"{row['seconds'] / taped['seconds']:8.2f}" if taped else f"{'-':>8}"
                 print(f"{name:<10} {n:>6} {steps:>7} {budget:<15} {row['seconds']:9.3f} s {ratio} "
-                      f"{_mb(row['extra_bytes'])}  {check}", flush=True)
+                      f"{_mb(row['extra_bytes'])} {row['compile']:7.1f} s  {check}", flush=True)
 
 
 if __name__ == "__main__":

@@ -129,6 +129,17 @@ def strided_steps(x0, steps):
     return np.sum(x)
 
 
+def first_step_special(x, steps):
+    for t in range(steps):
+        if t == 0:
+            acc = x * 1.0
+            s = np.sum(x)
+        else:
+            acc = np.sin(acc) * x + 0.1 * acc
+            s = s + np.sum(acc * acc)
+    return s + np.sum(acc)
+
+
 def _normal(rng, *shape):
     return rng.normal(size=shape)
 
@@ -146,4 +157,5 @@ PROGRAMS = [
     ("rk4", rk4, lambda r: (0.8, _normal(r, 3), 0.05, 21), 0),
     ("two_loops", two_loops, lambda r: (_normal(r, 10), 9), 0),
     ("strided_steps", strided_steps, lambda r: (0.5 * _normal(r, 8), 25), 0),
+    ("first_step_special", first_step_special, lambda r: (0.5 * _normal(r, 6), 13), 0),
 ]

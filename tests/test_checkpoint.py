@@ -9,13 +9,14 @@ import numpy as np
 import pytest
 
 import transpyle
+from transpyle import runtime as rt
 from transpyle.base.errors import TranspileError
 from transpyle.base.memory_budget import parse_budget
 
 from checkpoint_programs import PROGRAMS, heat_rebind
 from gradcheck import numerical_grad
 
-#: budgets tried, from large to small (bytes): the programs' states are 50 B to 500 B
+#: budgets tried, from large to small (bytes): the programs' states are 50 B to 700 B
 BUDGETS = [10 ** 9, 20000, 8000, 4000, 2500, 1500, 1000, 700, 500, 350, 250, 180, 120]
 
 
@@ -29,7 +30,10 @@ def _args(make, seed=7):
 
 
 @pytest.mark.parametrize("name, fn, make, argnum", PROGRAMS, ids=[p[0] for p in PROGRAMS])
-def test_budgets_match_the_taped_gradient_numpy(name, fn, make, argnum):
+def test_budgets_match_the_taped_gradient_numpy(name, fn, make, argnum, monkeypatch):
+    # the numpy backend calls the schedule through the runtime module: record the segments it chooses
+    chosen, schedule = [], rt.segment_length
+    monkeypatch.setattr(rt, "segment_length", lambda *a: chosen.append((a[0], schedule(*a))) or chosen[-1][1])
     args = _args(make)
     taped = transpyle.grad(fn, argnums=argnum, backend="numpy")(*args)
     fd, noise = numerical_grad(fn, list(args), argnum)
@@ -43,11 +47,15 @@ def test_budgets_match_the_taped_gradient_numpy(name, fn, make, argnum):
             break
         assert _rel(got, taped) < 1e-12, (name, budget)
         worked.append(budget)
-    # the large budgets all work; the smallest that works was checked like the others
-    assert worked[:3] == BUDGETS[:3], (name, worked)
+    # the large budgets work, and some that split the loop into segments; the smallest that works was
+    # checked like the others
+    assert len(worked) >= 2 and worked[0] == BUDGETS[0], (name, worked)
+    if chosen:          # a for loop: some budget split it into segments (a while loop thins its own)
+        assert any(1 <= k < trips for trips, k in chosen), (name, chosen)
 
 
-NUMBA_CASES = ["heat_rebind", "ping_pong", "element_loops", "pendulum_until", "jacobi_2d", "rk4", "two_loops"]
+NUMBA_CASES = ["heat_rebind", "ping_pong", "element_loops", "pendulum_until", "jacobi_2d", "rk4", "two_loops",
+               "first_step_special"]
 
 
 @pytest.mark.numba
@@ -72,13 +80,13 @@ def test_budget_matches_the_taped_gradient_numba(name):
 def test_value_and_grad_vjp_and_jacrev_under_a_budget(backend):
     _, fn, make, _ = next(p for p in PROGRAMS if p[0] == "ping_pong")
     a0, steps = _args(make)
-    value, g = transpyle.value_and_grad(fn, backend=backend, memory=8000)(a0, steps)
+    value, g = transpyle.value_and_grad(fn, backend=backend, memory=20000)(a0, steps)
     assert value == pytest.approx(fn(a0, steps), rel=1e-12)
     ref = transpyle.grad(fn, backend="numpy")(a0, steps)
     assert _rel(g, ref) < 1e-12
-    out, pullback = transpyle.vjp(lambda a: fn(a, steps), a0, backend=backend, memory="8kB")
+    out, pullback = transpyle.vjp(lambda a: fn(a, steps), a0, backend=backend, memory="20kB")
     assert _rel(pullback(2.0)[0], 2.0 * ref) < 1e-12
-    jac = transpyle.jacrev(fn, backend=backend, memory=8000)(a0, steps)
+    jac = transpyle.jacrev(fn, backend=backend, memory=20000)(a0, steps)
     assert _rel(jac, ref) < 1e-12
 
 
@@ -259,3 +267,11 @@ def test_checkpoint_composes_with_jit_vmap_and_jvp(backend):
     assert np.allclose(_step(u0, 0.3), _plain_step(u0, 0.3))
     g = transpyle.grad(lambda u: np.sum(_step(u, 0.3) ** 2), backend=backend)(u0)
     assert _rel(g, transpyle.grad(lambda u: np.sum(_plain_step(u, 0.3) ** 2), backend="numpy")(u0)) < 1e-12
+
+
+def test_command_line_show_takes_a_budget(capsys):
+    from pathlib import Path
+    from transpyle import cli
+    target = f"{Path(__file__).with_name('checkpoint_programs.py')}:heat_rebind"
+    assert cli.main(["show", target, "--kinds", "f8, f8[:], i8", "--memory", "2MB"]) in (0, None)
+    assert "checkpointed loop (memory budget 2 MB)" in capsys.readouterr().out

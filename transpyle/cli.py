@@ -83,6 +83,8 @@ def main(argv=None):
                       help="for --mode vmap: one axis or None per argument, e.g. 0,None")
     show.add_argument("--strategy", default="loop", choices=["loop", "array"],
                       help="for --mode vmap: loop lifting (a parallel loop over examples) or array lifting")
+    show.add_argument("--memory", default=None,
+                      help="reverse mode's memory budget, e.g. 1GB: loops checkpointed to fit it (docs/memory.md)")
     comp = sub.add_parser("compile", help="write generated functions into a module that runs without transpyle")
     comp.add_argument("source", help="FILE.py holding the functions, or FILE.py:FUNC for one function")
     comp.add_argument("--function", action="append", default=None, help="a function to compile (repeatable)")
@@ -118,7 +120,7 @@ def main(argv=None):
         args = _example(opts.example, getattr(func, "__globals__", {})) if opts.example else None
         check_options(func, opts.mode, opts.argnums, opts.in_axes, kinds if args is None else args)
         text = api.show(func, mode=opts.mode, argnums=opts.argnums, kinds=kinds, args=args, after=opts.after,
-                        in_axes=opts.in_axes, strategy=opts.strategy)
+                        in_axes=opts.in_axes, strategy=opts.strategy, memory=opts.memory)
     except TranspileError as exc:
         print(f"transpyle: {exc}", file=sys.stderr)
         return 1

@@ -27,6 +27,7 @@ from ..base.ast_utils import assign, comment, dotted, expr_source, loaded_names,
 from ..base.kinds import Kind
 from ..base.memory_budget import readable
 from ..analysis.to_be_recorded import BINDING, VALUE
+from .reverse_tapes import dummy
 
 
 #: bytes an array kept on a tape or as a snapshot takes beyond its elements: its slot in the tape (a list of
@@ -96,8 +97,11 @@ class CheckpointedLoops:
         rebound = stored_names(loop.body) - own
         in_place = self.aliases.written_in(loop.body) - rebound
         carried = (rebound & upward_exposed(loop.body)) | in_place
-        names = {v for v in carried & before if isinstance(self.kind(v), Kind)}
-        others = sorted(carried & before - names)
+        # a name first bound in some iteration and read in later ones (``if t == 0: acc = ...``) is state too:
+        # it is declared before the loop (checkpoint_primal) so that every snapshot has a value to copy
+        carried &= before | rebound
+        names = {v for v in carried if isinstance(self.kind(v), Kind)}
+        others = sorted(carried - names)
         if others:
             raise self.ctx.error(loop, f"the loop cannot be checkpointed: it carries '{others[0]}' of type "
                                        f"{self.kind(others[0])} from one iteration to the next",
@@ -166,7 +170,8 @@ class CheckpointedLoops:
             "a checkpointed function is called in it: every iteration is recomputed"
         out = [comment(f"checkpointed loop ({why}): the tape of one segment of {ck.k} iterations at a time, "
                        f"snapshots of {names} at segment starts")]
-        decls = []
+        before = self.bound_before(loop)
+        decls = [f"{v} = {dummy(kind)}" for v, kind, _ in ck.state if v not in before]
         for v, kind, _ in ck.state:
             if kind.is_array:
                 decls.append(f"{ck.snapshots[v]} = rt.array_tape(np.empty({(0,) * kind.ndim!r}, np.{kind.dtype}))")
