@@ -142,7 +142,7 @@ def test_environment_default(monkeypatch):
 def test_show_names_the_schedule():
     text = transpyle.show(transpyle.grad(heat_rebind, memory="1MB"), kinds="f8, f8[:], i8")
     assert "rt.segment_length(" in text and "snapshots of u at segment starts" in text
-    assert "run again with its tape and replayed backwards" in text
+    assert "run again with its saves, and replayed backwards" in text
 
 
 def test_a_loop_that_saves_nothing_is_not_checkpointed():

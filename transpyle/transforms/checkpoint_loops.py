@@ -18,12 +18,14 @@ taped within their segment. Memory: ``ceil(n / k)`` snapshots and the saves of `
 every iteration runs twice forward.
 """
 import copy
+import os
 
 import gast
 import numpy as np
 
 from ..base.ast_utils import assign, comment, dotted, expr_source, loaded_names, name, parse_expr, parse_stmts, \
     stored_names
+from ..base.context import place
 from ..base.kinds import Kind
 from ..base.memory_budget import readable
 from ..analysis.to_be_recorded import BINDING, VALUE
@@ -45,7 +47,7 @@ class _Checkpoint:
         self.held = {}                  # array restored in place -> the name of its popped snapshot
 
     def __getattr__(self, part):
-        if part in ("n", "k", "c", "j", "s", "lo", "hi", "slots"):
+        if part in ("n", "k", "c", "j", "s", "lo", "hi", "again", "slots"):
             return f"{self.prefix}_{part}"
         raise AttributeError(part)
 
@@ -161,14 +163,15 @@ class CheckpointedLoops:
         walk(loop.body, [])
         return " + ".join(terms) or "0"
 
-    # ---- the primal sweep: no saves, snapshots at segment starts ------------------------------------
+    # ---- the primal sweep: the saves of the current segment only, snapshots at segment starts --------
     def checkpoint_primal(self, loop):
         ck = self.checkpoint_of(loop)
-        where = f"{self.ctx.filename.rsplit('/', 1)[-1]}:{getattr(loop, 'lineno', '?')}"
+        filename, lineno = place(loop, self.ctx.filename)
+        where = f"{os.path.basename(filename)}:{lineno}"
         names = ", ".join(v for v, _, _ in ck.state) or "nothing"
         why = f"memory budget {readable(self.budget)}" if self.budget is not None else \
             "a checkpointed function is called in it: every iteration is recomputed"
-        out = [comment(f"checkpointed loop ({why}): the tape of one segment of {ck.k} iterations at a time, "
+        out = [comment(f"checkpointed loop ({why}): the saves of one segment of {ck.k} iterations at a time, "
                        f"snapshots of {names} at segment starts")]
         before = self.bound_before(loop)
         decls = [f"{v} = {dummy(kind)}" for v, kind, _ in ck.state if v not in before]
@@ -182,8 +185,16 @@ class CheckpointedLoops:
             take.append(f"{ck.snapshots[v]} = rt.tape_push({ck.snapshots[v]}, rt.snapshot({v}))" if kind.is_array
                         else f"{ck.snapshots[v]} = rt.push({ck.snapshots[v]}, {ck.c}, {v})")
         take.append(f"{ck.c} = {ck.c} + 1")
-        body = copy.deepcopy(loop.body)
+        # the loop saves as the taped loop does, but a segment's saves are dropped when the next segment
+        # starts (the adjoint sweep makes them again from its snapshot); the last segment's stay for it
+        saved_stack = self.loop_stack
+        self.loop_stack = saved_stack + [[] if isinstance(loop, gast.For) else None]
+        body = self.primal(loop.body)
+        outermost = self.loop_stack.pop()
+        self.loop_stack = saved_stack
+        take = self.dropped_saves(loop) + take
         if isinstance(loop, gast.For):
+            take += [f"{p.storage} = rt.reserve({p.storage}, min({ck.k}, {ck.n} - {ck.j}))" for p in outermost]
             lines = [f"{ck.n} = {self.trip_count_source(loop.iter)}"]
             if self.budget is None:
                 lines.append(f"{ck.k} = 1")
@@ -214,6 +225,18 @@ class CheckpointedLoops:
         out.append(gast.While(test=loop.test, body=head + body + tail, orelse=[]))
         return out
 
+    def dropped_saves(self, loop):
+        """Statements that empty the tapes of the saves inside ``loop``."""
+        out, seen = [], set()
+        for node in gast.walk(loop):
+            plan = self.plans.get(id(node))
+            if plan is None or not plan.in_loop or plan.storage in seen:
+                continue
+            seen.add(plan.storage)
+            out.append(f"{plan.storage} = rt.array_tape({dummy(plan.kind)})" if plan.kind.is_array
+                       else f"{plan.counter} = 0")
+        return out
+
     def iteration_value(self, loop, ck):
         """The loop variable at iteration ``_ck_j`` of ``range(a, b, step)``."""
         a, _, st = loop.iter.args
@@ -226,7 +249,9 @@ class CheckpointedLoops:
     def checkpoint_adjoint(self, loop, body):
         """The adjoint block of the checkpointed ``loop`` whose reversed body is ``body``."""
         ck = self.checkpoint_of(loop)
-        lines = [f"{ck.lo} = {ck.s} * {ck.k}", f"{ck.hi} = min({ck.lo} + {ck.k}, {ck.n})"]
+        # the last segment's saves are there from the primal sweep: it is not run again, its snapshot dropped
+        lines = [f"{ck.lo} = {ck.s} * {ck.k}", f"{ck.hi} = min({ck.lo} + {ck.k}, {ck.n})",
+                 f"{ck.again} = {ck.hi} if {ck.s} < {ck.c} - 1 else {ck.lo}"]
         restores = []
         for v, kind, in_place in ck.state:
             if not kind.is_array:
@@ -234,32 +259,38 @@ class CheckpointedLoops:
             elif in_place:
                 if v not in ck.held:
                     ck.held[v] = self.ctx.namer.fresh(f"{ck.prefix}_{v.lstrip('_')}")
-                held = ck.held[v]
-                restores += [assign(held, parse_expr(f"rt.tape_pop({ck.snapshots[v]})")),
-                             parse_stmts(f"{v}[:] = {held}")[0]]
+                restores += [assign(ck.held[v], parse_expr(f"rt.tape_pop({ck.snapshots[v]})")),
+                             parse_stmts(f"{v}[:] = {ck.held[v]}")[0]]
             else:
                 restores.append(assign(v, parse_expr(f"rt.tape_pop({ck.snapshots[v]})")))
         # the segment again, saving as the taped loop does (its tapes get room for the segment up front)
         saved_comment, saved_stack = getattr(self, "_last_primal", None), getattr(self, "loop_stack", None)
         self.loop_stack = [[]]
-        again = self.primal(loop.body)
-        reserves = [assign(plan.storage, parse_expr(f"rt.reserve({plan.storage}, {plan.counter} + {ck.hi} - {ck.lo})"))
+        again = copy.deepcopy(self.primal(loop.body))     # its own nodes: the primal sweep holds the originals
+        reserves = [assign(plan.storage, parse_expr(f"rt.reserve({plan.storage}, {plan.counter} + {ck.again} - {ck.lo})"))
                     for plan in self.loop_stack.pop()]
         self._last_primal, self.loop_stack = saved_comment, saved_stack
         if isinstance(loop, gast.For):
             index = [assign(loop.target.id, self.iteration_value(loop, ck))]
-            forward = gast.For(target=name(ck.j, store=True), iter=parse_expr(f"range({ck.lo}, {ck.hi})"),
+            forward = gast.For(target=name(ck.j, store=True), iter=parse_expr(f"range({ck.lo}, {ck.again})"),
                                body=index + (again or [gast.Pass()]), orelse=[], type_comment=None)
             backward = gast.For(target=name(ck.j, store=True), iter=parse_expr(f"range({ck.hi} - 1, {ck.lo} - 1, -1)"),
                                 body=copy.deepcopy(index) + body, orelse=[], type_comment=None)
         else:
-            forward = gast.For(target=name(ck.j, store=True), iter=parse_expr(f"range({ck.lo}, {ck.hi})"),
+            forward = gast.For(target=name(ck.j, store=True), iter=parse_expr(f"range({ck.lo}, {ck.again})"),
                                body=again or [gast.Pass()], orelse=[], type_comment=None)
             backward = gast.For(target=name(ck.j, store=True), iter=parse_expr(f"range({ck.hi} - {ck.lo})"),
                                 body=body, orelse=[], type_comment=None)
-        segment = parse_stmts("\n".join(lines)) + restores + reserves + [forward, backward]
-        return [comment("checkpointed loop: segments from the last, each restored from its snapshot, run "
-                        "again with its tape and replayed backwards"),
+        dropped = []
+        for v, kind, _ in ck.state:
+            if kind.is_array:
+                if v not in ck.held:
+                    ck.held[v] = self.ctx.namer.fresh(f"{ck.prefix}_{v.lstrip('_')}")
+                dropped.append(assign(ck.held[v], parse_expr(f"rt.tape_pop({ck.snapshots[v]})")))
+        restored = gast.If(test=parse_expr(f"{ck.s} < {ck.c} - 1"), body=restores or [gast.Pass()], orelse=dropped)
+        segment = parse_stmts("\n".join(lines)) + [restored] + reserves + [forward, backward]
+        return [comment("checkpointed loop: segments from the last, each but the last restored from its snapshot "
+                        "and run again with its saves, and replayed backwards"),
                 gast.For(target=name(ck.s, store=True), iter=parse_expr(f"range({ck.c} - 1, -1, -1)"),
                          body=segment, orelse=[], type_comment=None)]
 
@@ -282,16 +313,31 @@ def _bytes(v, kind):
     return f"{v}.size * {itemsize}" if kind.is_array else str(itemsize)
 
 
-def upward_exposed(stmts):
-    """Names that ``stmts`` may read before they bind them (an assignment at the top of ``stmts`` binds;
-    one inside a branch or a loop may not)."""
-    bound, exposed = set(), set()
+def upward_exposed(stmts, bound=frozenset()):
+    """Names that ``stmts`` may read before binding them, when ``bound`` are bound before them: an
+    assignment binds from there on; a branch binds what both its sides bind; a loop binds nothing after it
+    (it may not run), and its body's reads count with what the body binds before them."""
+    return _exposed(stmts, set(bound))[0]
+
+
+def _exposed(stmts, bound):
+    exposed = set()
     for s in stmts:
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
             exposed |= loaded_names(s.value) - bound
-            bound.add(s.targets[0].id)
-        else:
-            exposed |= loaded_names(s) - bound
-            if isinstance(s, gast.Assign):           # a write into an array reads the rest of it
-                exposed |= {n.id for n in gast.walk(s.targets[0]) if isinstance(n, gast.Name)} - bound
-    return exposed
+            bound = bound | {s.targets[0].id}
+        elif isinstance(s, gast.If):
+            exposed |= loaded_names(s.test) - bound
+            body, body_bound = _exposed(s.body, bound)
+            orelse, else_bound = _exposed(s.orelse, bound)
+            exposed |= body | orelse
+            bound = body_bound & else_bound
+        elif isinstance(s, gast.For):
+            exposed |= loaded_names(s.iter) - bound
+            exposed |= _exposed(s.body, bound | {s.target.id})[0]
+        elif isinstance(s, gast.While):
+            exposed |= loaded_names(s.test) - bound
+            exposed |= _exposed(s.body, bound)[0]
+        else:       # a write into an array reads the rest of it; other statements read what they load
+            exposed |= {n.id for n in gast.walk(s) if isinstance(n, gast.Name)} - bound
+    return exposed, bound

@@ -43,6 +43,8 @@ class PrimalSweep:
                 if s.test.id in stored_names(s.body + s.orelse):
                     # the branch taken must be remembered: the branches reassign the test
                     keep = self.ctx.namer.fresh("_branch")
+                    if s.test.id in self.kinds:
+                        self.kinds[keep] = self.kinds[s.test.id]
                     out.append(gast.copy_location(assign(keep, name(s.test.id)), s))
                     s.test = name(keep)
             elif isinstance(s, gast.While):
