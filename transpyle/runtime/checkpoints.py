@@ -2,10 +2,11 @@
 segment holds, so that the snapshots of the loop's state and the tape of one segment fit a memory budget,
 and the thinning of the snapshots of a ``while`` loop whose trip count is known only at its end.
 
-The two-level schedule: the primal sweep runs the loop without a tape and keeps a snapshot of the state
-every ``k`` iterations; the adjoint sweep, segment by segment from the last, restores the segment's
-snapshot, runs its ``k`` iterations again with their tape and replays them backwards. Memory is
-``ceil(n / k)`` snapshots plus the tape of ``k`` iterations; every iteration runs twice forward.
+The two-level schedule: the primal sweep keeps the tape of the current segment of ``k`` iterations only and
+a snapshot of the state at each segment's start; the adjoint sweep, segment by segment from the last,
+restores a segment's snapshot, runs its ``k`` iterations again with their tape (the last segment's tape is
+there already) and replays them backwards. Memory is ``ceil(n / k)`` snapshots plus the tape of ``k``
+iterations; every iteration but the last segment's runs twice forward.
 """
 import math
 

@@ -3,19 +3,21 @@
 Under a memory budget, each loop at the top of the function whose iterations save values for the adjoint
 sweep is *checkpointed* (the two-level schedule of ``runtime/checkpoints``) instead of taped whole:
 
-- the primal sweep runs it without saving anything, keeping a snapshot of the loop's *state* at the start
-  of every segment of ``k`` iterations (``k`` chosen at entry from the budget, the state's size and the
-  size of an iteration's saves; for a ``while`` loop, whose trip count is known only at its end, snapshots
-  are thinned, every other one dropped and the segments doubled, whenever they would pass half the budget);
-- the adjoint sweep, segment by segment from the last, restores the segment's snapshot, runs its iterations
-  again saving what the to-be-recorded analysis asks (the same saves as the taped loop), and replays them
+- the primal sweep runs it saving what the to-be-recorded analysis asks (the taped loop's saves), but keeps
+  the saves of one segment of ``k`` iterations at a time: at each segment's start it drops the previous
+  segment's saves and takes a snapshot of the loop's *state* (``k`` chosen at entry from the budget, the
+  state's size and the size of an iteration's saves; for a ``while`` loop, whose trip count is known only
+  at its end, snapshots are thinned, every other one dropped and the segments doubled, whenever they would
+  pass half the budget);
+- the adjoint sweep, segment by segment from the last, replays the last segment at once (its saves are
+  there), and restores every other segment from its snapshot, runs it again with its saves and replays it
   backwards with the taped loop's adjoint body.
 
 The state is what an iteration reads of what the loop writes and finds there from before: the names the
 loop rebinds that it reads before rebinding them, and the arrays it writes in place (through any alias;
 restored in place, so views of them stay views), among the names bound before the loop. Inner loops are
 taped within their segment. Memory: ``ceil(n / k)`` snapshots and the saves of ``k`` iterations; time:
-every iteration runs twice forward.
+every iteration but those of the last segment runs twice forward.
 """
 import copy
 import os
