@@ -1,7 +1,7 @@
 """Time-stepping programs for reverse mode under a memory budget (tests/test_checkpoint.py): loops that carry
 arrays and numbers from one step to the next, written as simulation codes write them (rebinding, writes in
 place through views, ping-pong buffers, element loops, while loops that stop early, data-dependent branches,
-helpers, two loops in a row). Each entry: (name, function, make(rng) -> arguments, argnums)."""
+helpers, two loops in a row, stages whose temporaries grow). Each entry: (name, function, make(rng) -> arguments, argnums)."""
 import numpy as np
 
 
@@ -140,6 +140,21 @@ def first_step_special(x, steps):
     return s + np.sum(acc)
 
 
+def growing_stages(x):
+    n = x.shape[0]
+    y = x * 1.0
+    width = 1
+    while width < n:
+        w = np.cos(np.arange(width) * 0.3) + 1.0
+        for start in range(0, n, 2 * width):
+            top = y[start:start + width].copy()
+            bot = np.sin(y[start + width:start + 2 * width]) * w
+            y[start:start + width] = top + bot
+            y[start + width:start + 2 * width] = top * bot
+        width *= 2
+    return np.sum(y ** 2)
+
+
 def _normal(rng, *shape):
     return rng.normal(size=shape)
 
@@ -158,4 +173,5 @@ PROGRAMS = [
     ("two_loops", two_loops, lambda r: (_normal(r, 10), 9), 0),
     ("strided_steps", strided_steps, lambda r: (0.5 * _normal(r, 8), 25), 0),
     ("first_step_special", first_step_special, lambda r: (0.5 * _normal(r, 6), 13), 0),
+    ("growing_stages", growing_stages, lambda r: (0.5 * _normal(r, 16),), 0),
 ]

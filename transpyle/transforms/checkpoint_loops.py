@@ -61,7 +61,10 @@ class CheckpointedLoops:
     def checkpoint_candidates(self, body):
         """The outermost loops (ids) that may be checkpointed: those around a call of a checkpointed function
         (``frontend/remat``), and under a budget every one."""
-        loops = [s for s in body if isinstance(s, (gast.For, gast.While))]
+        # a loop calling a function with its own rules keeps its tape: the calls are inlined once each
+        loops = [s for s in body if isinstance(s, (gast.For, gast.While)) and not any(
+            isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and n.func.id in self.ctx.functions
+            for n in gast.walk(s))]
         if self.budget is not None:
             return {id(s) for s in loops}
         return {id(s) for s in loops if any(isinstance(n, gast.Call) and dotted(n.func) == "rt.recompute_here"
@@ -139,7 +142,8 @@ class CheckpointedLoops:
         elements = f"max({', '.join(a + '.size' for a, _ in arrays)})" if len(arrays) > 1 else \
             (f"{arrays[0][0]}.size" if arrays else "1")
         before = self.bound_before(loop)
-        written = stored_names(loop.body) | self.aliases.written_in(loop.body)
+        own = {loop.target.id} if isinstance(loop, gast.For) else set()
+        written = stored_names(loop.body) | self.aliases.written_in(loop.body) | own
         terms = []
 
         def walk(stmts, times):
@@ -290,11 +294,25 @@ class CheckpointedLoops:
                     ck.held[v] = self.ctx.namer.fresh(f"{ck.prefix}_{v.lstrip('_')}")
                 dropped.append(assign(ck.held[v], parse_expr(f"rt.tape_pop({ck.snapshots[v]})")))
         restored = gast.If(test=parse_expr(f"{ck.s} < {ck.c} - 1"), body=restores or [gast.Pass()], orelse=dropped)
-        segment = parse_stmts("\n".join(lines)) + [restored] + reserves + [forward, backward]
+        segment = parse_stmts("\n".join(lines)) + [restored] + reserves + [forward]
+        # what an iteration makes for itself has a zero adjoint between iterations; the one its first statement
+        # restored at the segment's start is a value the run again replaced, so the zero gets its shape anew
+        rezero = [assign(self.adj(v), self.zero(v)) for v in self.iteration_arrays(loop, ck)]
+        if rezero:
+            segment.append(gast.If(test=parse_expr(f"{ck.s} < {ck.c} - 1"), body=rezero, orelse=[]))
+        segment.append(backward)
         return [comment("checkpointed loop: segments from the last, each but the last restored from its snapshot "
                         "and run again with its saves, and replayed backwards"),
                 gast.For(target=name(ck.s, store=True), iter=parse_expr(f"range({ck.c} - 1, -1, -1)"),
                          body=segment, orelse=[], type_comment=None)]
+
+    def iteration_arrays(self, loop, ck):
+        """The arrays with adjoints that ``loop`` binds anew in each iteration (not its state)."""
+        own = {loop.target.id} if isinstance(loop, gast.For) else {loop.counter}
+        state = {v for v, _, _ in ck.state}
+        return [v for v in sorted(stored_names(loop.body) - own - state)
+                if isinstance(self.kind(v), Kind) and self.kind(v).is_array and v in self.adjoint_names
+                and v in self.active and v not in self.views]
 
     def checkpoint_reads(self, loop):
         """What the checkpointed loop's adjoint reads of the state just after the loop: the values the loop
