@@ -31,8 +31,12 @@ from ..base.context import place
 from ..base.kinds import Kind
 from ..base.memory_budget import readable
 from ..analysis.to_be_recorded import BINDING, VALUE
+from ..rules.primitives import lookup
 from .reverse_tapes import dummy
 
+
+#: the markers calls of functions with their own derivative rules leave (frontend/custom_calls)
+CUSTOM_MARKERS = {"rt.custom_primal", "rt.custom_tangent", "rt.custom_output", "custom_vjp"}
 
 #: bytes an array kept on a tape or as a snapshot takes beyond its elements: its slot in the tape (a list of
 #: array structures), Numba's header of its memory and the allocator's (a 3-vector saved takes ~150 bytes)
@@ -61,9 +65,10 @@ class CheckpointedLoops:
     def checkpoint_candidates(self, body):
         """The outermost loops (ids) that may be checkpointed: those around a call of a checkpointed function
         (``frontend/remat``), and under a budget every one."""
-        # a loop calling a function with its own rules keeps its tape: the calls are inlined once each
+        # a loop calling a function with its own rules keeps its tape: the rules' calls are inlined once each
         loops = [s for s in body if isinstance(s, (gast.For, gast.While)) and not any(
-            isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and n.func.id in self.ctx.functions
+            isinstance(n, gast.Call) and (isinstance(n.func, gast.Name) and n.func.id in self.ctx.functions or
+                                          getattr(lookup(n)[0], "key", None) in CUSTOM_MARKERS)
             for n in gast.walk(s))]
         if self.budget is not None:
             return {id(s) for s in loops}
