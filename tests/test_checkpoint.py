@@ -275,3 +275,28 @@ def test_command_line_show_takes_a_budget(capsys):
     target = f"{Path(__file__).with_name('checkpoint_programs.py')}:heat_rebind"
     assert cli.main(["show", target, "--kinds", "f8, f8[:], i8", "--memory", "2MB"]) in (0, None)
     assert "checkpointed loop (memory budget 2 MB)" in capsys.readouterr().out
+
+
+def test_array_lifting_refuses_checkpointed_loops():
+    """Each example's segments start at other iterations: vmap by array lifting says so (``auto`` loops)."""
+    with pytest.raises(TranspileError, match=r"checkpoint_programs\.py:\d+: .*checkpointed loop(.|\n)*strategy='loop'"):
+        transpyle.vmap(transpyle.grad(heat_rebind, memory=30000), in_axes=(0, None, None), backend="numpy",
+                       strategy="array")(np.array([0.5, 0.7]), np.ones(6), 5)
+
+
+@pytest.mark.parametrize("strategy", ["loop", "auto"])
+def test_vmap_of_checkpointed_gradients(strategy):
+    """Per-example gradients under a budget: trip counts and segment lengths differ between examples
+    (the while loop stops early for some)."""
+    u0 = np.random.default_rng(4).normal(size=10)
+    ks = np.array([0.5, 0.7, 0.9])
+    got = transpyle.vmap(transpyle.grad(heat_rebind, memory=30000), in_axes=(0, None, None), backend="numpy",
+                         strategy=strategy)(ks, u0, 13)
+    want = [transpyle.grad(heat_rebind, backend="numpy")(k, u0, 13) for k in ks]
+    assert _rel(got, want) < 1e-12
+    _, pendulum, _, _ = next(p for p in PROGRAMS if p[0] == "pendulum_until")
+    starts = np.array([0.3, 2.5, 3.1])          # the last ones pass y > 10 and stop early
+    got = transpyle.vmap(transpyle.grad(pendulum, memory=400), in_axes=(0, None, None), backend="numpy",
+                         strategy=strategy)(starts, 0.2, 60)
+    want = [transpyle.grad(pendulum, backend="numpy")(y, 0.2, 60) for y in starts]
+    assert _rel(got, want) < 1e-12

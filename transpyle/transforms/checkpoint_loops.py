@@ -35,6 +35,9 @@ from ..rules.primitives import lookup
 from .reverse_tapes import dummy
 
 
+#: the names of the snapshot stacks (array lifting refuses them: each example's segments start elsewhere)
+SNAPSHOT_PREFIX = "_snap_"
+
 #: the markers calls of functions with their own derivative rules leave (frontend/custom_calls)
 CUSTOM_MARKERS = {"rt.custom_primal", "rt.custom_tangent", "rt.custom_output", "custom_vjp"}
 
@@ -53,7 +56,8 @@ class _Checkpoint:
         self.held = {}                  # array restored in place -> the name of its popped snapshot
 
     def __getattr__(self, part):
-        if part in ("n", "k", "c", "j", "s", "lo", "hi", "again", "slots"):
+        if part in ("n", "k", "c", "j", "s", "lo", "hi", "again", "slots", "start", "short", "rerun", "full", "top",
+                    "last", "before", "count", "q"):
             return f"{self.prefix}_{part}"
         raise AttributeError(part)
 
@@ -90,7 +94,7 @@ class CheckpointedLoops:
         if ck is None:
             state = self.loop_state(loop)
             prefix = self.ctx.namer.fresh("_ck")
-            snapshots = {v: self.ctx.namer.fresh(f"_snap_{v.lstrip('_')}") for v, _, _ in state}
+            snapshots = {v: self.ctx.namer.fresh(SNAPSHOT_PREFIX + v.lstrip('_')) for v, _, _ in state}
             ck = self.checkpoints[id(loop)] = _Checkpoint(prefix, state, snapshots)
         return ck
 
@@ -176,6 +180,15 @@ class CheckpointedLoops:
 
     # ---- the primal sweep: the saves of the current segment only, snapshots at segment starts --------
     def checkpoint_primal(self, loop):
+        """The loop's primal sweep; what it adds has the loop's line (errors about it point there)."""
+        out = self._checkpoint_primal(loop)
+        for stmt in out:
+            for node in gast.walk(stmt):
+                if isinstance(node, (gast.stmt, gast.expr)) and getattr(node, "lineno", None) is None:
+                    gast.copy_location(node, loop)
+        return out
+
+    def _checkpoint_primal(self, loop):
         ck = self.checkpoint_of(loop)
         filename, lineno = place(loop, self.ctx.filename)
         where = f"{os.path.basename(filename)}:{lineno}"
@@ -212,12 +225,14 @@ class CheckpointedLoops:
             else:
                 lines += [f"{ck.k} = rt.segment_length({ck.n}, {self.state_bytes(ck)}, {self.step_bytes(loop, ck)}, "
                           f"{self.budget})",
-                          f"if {ck.k} < 0:",
+                          f"{ck.short} = {ck.k} < 0",
+                          f"if {ck.short}:",
                           f"    raise MemoryError('memory={self.budget} bytes is too small to checkpoint the loop at "
                           f"{where}: raise the budget')"]
             lines += decls + [f"{ck.c} = 0"]
             out += parse_stmts("\n".join(lines))
-            head = parse_stmts(f"if {ck.j} % {ck.k} == 0:\n" + "".join(f"    {t}\n" for t in take)) + \
+            head = parse_stmts(f"{ck.start} = {ck.j} % {ck.k} == 0\nif {ck.start}:\n" +
+                               "".join(f"    {t}\n" for t in take)) + \
                 [assign(loop.target.id, self.iteration_value(loop, ck))]
             out.append(gast.For(target=name(ck.j, store=True), iter=parse_expr(f"range({ck.n})"),
                                 body=head + body, orelse=[], type_comment=None))
@@ -229,9 +244,10 @@ class CheckpointedLoops:
         thin = [f"{ck.snapshots[v]} = rt.thin_snapshots({ck.snapshots[v]})" if kind.is_array else
                 f"{ck.snapshots[v]} = rt.thin_values({ck.snapshots[v]}, {ck.c})" for v, kind, _ in ck.state]
         thin += [f"{ck.c} = {ck.c} // 2", f"{ck.k} = 2 * {ck.k}"]
-        full = f"    if {ck.c} == {ck.slots}:\n" + "".join(f"        {t}\n" for t in thin) \
-            if self.budget is not None else ""      # without a budget every iteration keeps its snapshot
-        head = parse_stmts(f"if {ck.n} % {ck.k} == 0:\n" + full + "".join(f"    {t}\n" for t in take))
+        full = f"    {ck.full} = {ck.c} == {ck.slots}\n    if {ck.full}:\n" + \
+            "".join(f"        {t}\n" for t in thin) if self.budget is not None else ""   # else: a snapshot each
+        head = parse_stmts(f"{ck.start} = {ck.n} % {ck.k} == 0\nif {ck.start}:\n" + full +
+                           "".join(f"    {t}\n" for t in take))
         tail = parse_stmts(f"{ck.n} = {ck.n} + 1")
         out.append(gast.While(test=loop.test, body=head + body + tail, orelse=[]))
         return out
@@ -262,7 +278,8 @@ class CheckpointedLoops:
         ck = self.checkpoint_of(loop)
         # the last segment's saves are there from the primal sweep: it is not run again, its snapshot dropped
         lines = [f"{ck.lo} = {ck.s} * {ck.k}", f"{ck.hi} = min({ck.lo} + {ck.k}, {ck.n})",
-                 f"{ck.again} = {ck.hi} if {ck.s} < {ck.c} - 1 else {ck.lo}"]
+                 f"{ck.rerun} = {ck.s} < {ck.c} - 1", f"{ck.again} = {ck.lo}", f"{ck.last} = {ck.hi} - 1",
+                 f"{ck.before} = {ck.lo} - 1", f"{ck.count} = {ck.hi} - {ck.lo}"]
         restores = []
         for v, kind, in_place in ck.state:
             if not kind.is_array:
@@ -285,12 +302,12 @@ class CheckpointedLoops:
             index = [assign(loop.target.id, self.iteration_value(loop, ck))]
             forward = gast.For(target=name(ck.j, store=True), iter=parse_expr(f"range({ck.lo}, {ck.again})"),
                                body=index + (again or [gast.Pass()]), orelse=[], type_comment=None)
-            backward = gast.For(target=name(ck.j, store=True), iter=parse_expr(f"range({ck.hi} - 1, {ck.lo} - 1, -1)"),
+            backward = gast.For(target=name(ck.j, store=True), iter=parse_expr(f"range({ck.last}, {ck.before}, -1)"),
                                 body=copy.deepcopy(index) + body, orelse=[], type_comment=None)
         else:
             forward = gast.For(target=name(ck.j, store=True), iter=parse_expr(f"range({ck.lo}, {ck.again})"),
                                body=again or [gast.Pass()], orelse=[], type_comment=None)
-            backward = gast.For(target=name(ck.j, store=True), iter=parse_expr(f"range({ck.hi} - {ck.lo})"),
+            backward = gast.For(target=name(ck.j, store=True), iter=parse_expr(f"range({ck.count})"),
                                 body=body, orelse=[], type_comment=None)
         dropped = []
         for v, kind, _ in ck.state:
@@ -298,17 +315,18 @@ class CheckpointedLoops:
                 if v not in ck.held:
                     ck.held[v] = self.ctx.namer.fresh(f"{ck.prefix}_{v.lstrip('_')}")
                 dropped.append(assign(ck.held[v], parse_expr(f"rt.tape_pop({ck.snapshots[v]})")))
-        restored = gast.If(test=parse_expr(f"{ck.s} < {ck.c} - 1"), body=restores or [gast.Pass()], orelse=dropped)
+        restored = gast.If(test=name(ck.rerun), body=restores + [assign(ck.again, name(ck.hi))], orelse=dropped)
         segment = parse_stmts("\n".join(lines)) + [restored] + reserves + [forward]
         # what an iteration makes for itself has a zero adjoint between iterations; the one its first statement
         # restored at the segment's start is a value the run again replaced, so the zero gets its shape anew
         rezero = [assign(self.adj(v), self.zero(v)) for v in self.iteration_arrays(loop, ck)]
         if rezero:
-            segment.append(gast.If(test=parse_expr(f"{ck.s} < {ck.c} - 1"), body=rezero, orelse=[]))
+            segment.append(gast.If(test=name(ck.rerun), body=rezero, orelse=[]))
         segment.append(backward)
         return [comment("checkpointed loop: segments from the last, each but the last restored from its snapshot "
                         "and run again with its saves, and replayed backwards"),
-                gast.For(target=name(ck.s, store=True), iter=parse_expr(f"range({ck.c} - 1, -1, -1)"),
+                assign(ck.top, parse_expr(f"{ck.c} - 1")),
+                gast.For(target=name(ck.s, store=True), iter=parse_expr(f"range({ck.top}, -1, -1)"),
                          body=segment, orelse=[], type_comment=None)]
 
     def iteration_arrays(self, loop, ck):

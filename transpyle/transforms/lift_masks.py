@@ -11,6 +11,7 @@ import copy
 import gast
 
 from ..base.ast_utils import assign, const, dotted, name, parse_expr, substitute
+from .checkpoint_loops import SNAPSHOT_PREFIX
 from .lift_expressions import call_expr
 
 
@@ -32,6 +33,10 @@ class MaskedControlFlow:
             # a reshape of a strided array written in place: a view or a copy by each example's strides,
             # which the batch's one reshape cannot follow
             raise self.error(s, "a reshape of a strided array that is written in place")
+        if isinstance(target, gast.Name) and target.id.startswith(SNAPSHOT_PREFIX):
+            # the snapshots of a checkpointed loop (memory=, checkpoint) are taken where each example's
+            # segments start: the lanes of a batch do not share them
+            raise self.error(s, "a checkpointed loop (memory= or checkpoint)")
         if isinstance(target, gast.Subscript):
             return self.setitem(s, mask)
         var = target.id
