@@ -118,7 +118,7 @@ def test_jit_of_a_procedure_twice_on_the_same_arrays(rng):
     x, b = np.zeros(4), rng.normal(size=4)
     solve = transpyle.jit(kernel_trisolv, backend="numpy")
     solve(L, x, b)
-    np.testing.assert_allclose(L @ x, b, rtol=1e-12)
+    np.testing.assert_allclose(L @ x, b, rtol=1e-12, atol=1e-12)
     want = b.copy()
     kernel_trisolv(L, want, want)
     solve(L, b, b)                    # x and b one array: each x[i] is written after b[i] is read
