@@ -285,10 +285,9 @@ class CheckpointedLoops:
             if not kind.is_array:
                 restores.append(assign(v, parse_expr(f"{ck.snapshots[v]}[{ck.s}]")))
             elif in_place:
-                if v not in ck.held:
-                    ck.held[v] = self.ctx.namer.fresh(f"{ck.prefix}_{v.lstrip('_')}")
-                restores += [assign(ck.held[v], parse_expr(f"rt.tape_pop({ck.snapshots[v]})")),
-                             parse_stmts(f"{v}[:] = {ck.held[v]}")[0]]
+                held = self.popped_snapshot(ck, v)
+                restores += [assign(held, parse_expr(f"rt.tape_pop({ck.snapshots[v]})")),
+                             parse_stmts(f"{v}[:] = {held}")[0]]
             else:
                 restores.append(assign(v, parse_expr(f"rt.tape_pop({ck.snapshots[v]})")))
         # the segment again, saving as the taped loop does (its tapes get room for the segment up front)
@@ -312,9 +311,7 @@ class CheckpointedLoops:
         dropped = []
         for v, kind, _ in ck.state:
             if kind.is_array:
-                if v not in ck.held:
-                    ck.held[v] = self.ctx.namer.fresh(f"{ck.prefix}_{v.lstrip('_')}")
-                dropped.append(assign(ck.held[v], parse_expr(f"rt.tape_pop({ck.snapshots[v]})")))
+                dropped.append(assign(self.popped_snapshot(ck, v), parse_expr(f"rt.tape_pop({ck.snapshots[v]})")))
         restored = gast.If(test=name(ck.rerun), body=restores + [assign(ck.again, name(ck.hi))], orelse=dropped)
         segment = parse_stmts("\n".join(lines)) + [restored] + reserves + [forward]
         # what an iteration makes for itself has a zero adjoint between iterations; the one its first statement
@@ -328,6 +325,12 @@ class CheckpointedLoops:
                 assign(ck.top, parse_expr(f"{ck.c} - 1")),
                 gast.For(target=name(ck.s, store=True), iter=parse_expr(f"range({ck.top}, -1, -1)"),
                          body=segment, orelse=[], type_comment=None)]
+
+    def popped_snapshot(self, ck, v):
+        """The name that holds the array snapshot of ``v`` popped in the adjoint sweep (one per array)."""
+        if v not in ck.held:
+            ck.held[v] = self.ctx.namer.fresh(f"{ck.prefix}_{v.lstrip('_')}")
+        return ck.held[v]
 
     def iteration_arrays(self, loop, ck):
         """The arrays with adjoints that ``loop`` binds anew in each iteration (not its state)."""
