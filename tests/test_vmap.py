@@ -258,7 +258,8 @@ def test_grad_with_per_example_while_trip_counts(how, rng):
     g = transpyle.grad(newton_from, backend=how[0])
     got = vmapped(g, how)(a, x0)
     assert_same(got, loop_over(g, (0, 0), (a, x0)))
-    np.testing.assert_allclose(got, 0.5 / np.sqrt(a), rtol=1e-8)     # d sqrt(a) / da
+    # d sqrt(a) / da; Newton's iterate meets it to the stopping rule's accuracy, not to rounding
+    np.testing.assert_allclose(got, 0.5 / np.sqrt(a), rtol=1e-6)
 
 
 @pytest.mark.parametrize("how", NUMPY_STRATEGIES)
