@@ -1163,6 +1163,13 @@ CASES = [
     C("np.angle", "deg=True", complex_angle_degrees, N(3, 4), S(3, 4)),
 ]
 
+# NumPy's functions written in NumPy (transpyle/twins), one table per family; their modules read this one's makers
+from surface_order_statistics import CASES as _ORDER_STATISTICS  # noqa: E402
+from surface_searching import CASES as _SEARCHING  # noqa: E402
+from surface_constructions import CASES as _CONSTRUCTIONS  # noqa: E402
+
+CASES += _ORDER_STATISTICS + _SEARCHING + _CONSTRUCTIONS
+
 
 # ---- the coverage table --------------------------------------------------------------------------------
 def _cell(cases, mode):

@@ -12,6 +12,7 @@ import gast
 from ..base.ast_utils import assign, const, loaded_names, name, stored_names, substitute
 from ..base.context import FILE_ATTR, DeferredCall
 from .custom import CustomRule
+from ..twins import is_twin
 from ..rules.primitives import is_atom
 from .source import FunctionSource
 from . import custom_calls
@@ -64,8 +65,11 @@ class _Inliner:
             raise self.ctx.error(stmt, f"'{tree.name}' calls itself; recursion is not supported",
                                  hint="write the recursion as a loop")
         self.stack.append(ident)
+        twin = unit is not None and is_twin(unit.func)
+        if twin:          # NumPy's function written in NumPy: its errors are the user's call's
+            _relocate(tree, stmt)
         tree = self._bind_functions(tree, stmt.value)
-        tree = _bind_flags(tree, stmt.value)
+        tree = _bind_flags(tree, stmt.value, numbers=twin)
         tree = self.prepare(tree, unit)
         tree.body = self.block(tree.body)
         self.stack.pop()
@@ -124,7 +128,7 @@ class _Inliner:
                 pre.append(binding)
         new_body = self._decided(pre + [substitute(s, subs) for s in body])
         ret_value = substitute(ret.value, subs)
-        filename = unit.filename if unit is not None else None
+        filename = unit.filename if unit is not None and not is_twin(unit.func) else None
         if filename and filename != self.ctx.filename:
             for s in new_body:
                 for n in gast.walk(s):
@@ -166,20 +170,41 @@ class _Inliner:
         return out
 
 
-def _bind_flags(tree, call):
+def _bind_flags(tree, call, numbers=False):
     """Parameters that receive None, a bool or a string (passed, or left to such a default) and that the callee
     never rebinds are replaced in its body before it is normalized, so ``if q is None:`` and
-    ``if mode == "relu":`` are decided when it is inlined, as for static arguments."""
+    ``if mode == "relu":`` are decided when it is inlined, as for static arguments. With ``numbers`` (NumPy's
+    functions written in NumPy: ``transpyle.twins``) constant numbers and tuples of them are replaced too, so
+    ``axis=1`` and ``q=50.0`` are the constants NumPy's signatures need."""
     params = [a.id for a in tree.args.args]
     values = dict(zip(params[len(params) - len(tree.args.defaults):], tree.args.defaults))
     values.update(zip(params, call.args))
     values.update({kw.arg: kw.value for kw in call.keywords})
     rebound = stored_names(tree.body)
-    subs = {p: v for p, v in values.items() if p not in rebound and isinstance(v, gast.Constant) and
-            (v.value is None or isinstance(v.value, (str, bool)))}
+    subs = {p: v for p, v in values.items() if p not in rebound and (isinstance(v, gast.Constant) and
+            (v.value is None or isinstance(v.value, (str, bool))) or numbers and _is_literal(v))}
     if subs:
         tree.body = [substitute(s, subs) for s in tree.body]
     return tree
+
+
+def _is_literal(node):
+    """Whether ``node`` is a constant written in the call: a number (signed), None, a string, a tuple of those."""
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
+        node = node.operand
+    if isinstance(node, gast.Tuple):
+        return all(_is_literal(e) for e in node.elts)
+    return isinstance(node, gast.Constant)
+
+
+def _relocate(tree, stmt):
+    """Every node of ``tree`` at ``stmt``'s place, in ``stmt``'s file."""
+    path = getattr(stmt, FILE_ATTR, None)
+    for node in gast.walk(tree):
+        if isinstance(node, (gast.expr, gast.stmt)):
+            gast.copy_location(node, stmt)
+            if path is not None:
+                setattr(node, FILE_ATTR, path)
 
 
 def _forward_tuples(stmts):

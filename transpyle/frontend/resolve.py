@@ -27,8 +27,9 @@ from ..rules.common import StaticError
 from ..rules.matrices import composite, multi_output
 from ..rules.rewrites import call_rewrite, subscript_rewrite
 from ..rules.writes import writer_of
+from ..twins import is_twin
 from .functional_updates import at_update
-from . import generator_reductions, printed, raises, static_tuples, wrapped_callables
+from . import generator_reductions, printed, raises, static_tuples, twin_calls, wrapped_callables
 from .source import FunctionSource, imported_names, is_user_function, read_function
 from .named_expressions import hoist as hoist_named_expressions
 from .spellings import ATTRIBUTE_CALLS, library_name, method_call, multi_output_call, spelling_of
@@ -352,7 +353,10 @@ class _Resolver(TransformCalls, gast.NodeTransformer):
         found, obj = self._lookup(func)
         if not found:
             raise self.ctx.error(node, "this call cannot be resolved", hint="call a function by its name")
-        obj = wrapped_callables.transpyle_twin(obj)
+        written = wrapped_callables.transpyle_twin(obj)
+        if is_twin(written):             # NumPy's function written in NumPy (transpyle.twins)
+            twin_calls.check(self.ctx, node, library_name(obj), written)
+        obj = written
         if obj in (range, enumerate, zip):
             return node
         stacked = self._stacked_map(node, obj)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import gast
 
 from . import list_appends, wrapped_callables
+from ..twins import MODULES as TWIN_MODULES
 from ..base.context import virtual_line
 from ..base.errors import TranspileError
 
@@ -87,7 +88,7 @@ class FunctionSource:
 
 #: transpyle's modules written as plain Python for the transforms to inline (lax's control flow, nn's activations)
 INLINED_LIBRARY = ("transpyle.lax", "transpyle.nn", "transpyle.random", "transpyle.scipy.special",
-                   "transpyle.example_libraries.optimizers", "transpyle.example_libraries.stax")
+                   "transpyle.example_libraries.optimizers", "transpyle.example_libraries.stax") + TWIN_MODULES
 #: those whose functions take no functions as arguments (lax's do), so that the pytree flattening specializes
 #: them on the structure of their pytree arguments like the user's helpers (an optimizer's update)
 PYTREE_LIBRARY = tuple(m for m in INLINED_LIBRARY if m != "transpyle.lax")

@@ -20,6 +20,7 @@ import gast
 import numpy as np
 
 from ..base.arrays import library_object
+from ..twins import twin_of
 
 _LITERALS = (bool, int, float, complex, str, type(None))
 
@@ -109,10 +110,14 @@ def located_tree(text, anchor):
 
 
 def transpyle_twin(obj):
-    """SciPy's special function ``obj`` (``scipy.special.expit``) as ``transpyle.scipy.special``'s function of
-    that name, where it has one; ``obj`` otherwise."""
+    """The plain-NumPy function transformed code calls in place of ``obj``: NumPy's function's twin
+    (``transpyle.twins``: ``np.median``), SciPy's special function as ``transpyle.scipy.special``'s function of
+    that name (``scipy.special.expit``); ``obj`` itself where it has none."""
     from ..rules import imported
     from ..scipy import special
+    written = twin_of(obj)
+    if written is not None:
+        return written
     label = getattr(obj, "__name__", None)
     if isinstance(label, str) and label in special.__all__ and imported("scipy.special", label) is obj:
         return getattr(special, label)
