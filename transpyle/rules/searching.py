@@ -1,0 +1,1 @@
+"""Searching sorted arrays (filled in below)."""
