@@ -189,6 +189,94 @@ def std_keepdims(x, w):
     return np.sum(w * np.std(x, axis=0, keepdims=True, ddof=2))
 
 
+# ---- the keywords of reductions: dtype=, initial=, where= ----------------------------------------------
+def sum_where(x, w):
+    return np.sum(w * np.sum(x, where=x > 0.0))
+
+
+def sum_where_axis_keepdims(x, w):
+    return np.sum(w * np.sum(x * x, axis=1, keepdims=True, where=x < 0.5))
+
+
+def sum_initial_dtype(x, w):
+    return np.sum(w * np.sum(x, axis=0, dtype=np.float64, initial=1.5))
+
+
+def sum_positional_keepdims(x, w):
+    return np.sum(w * np.sum(x, 1, None, None, True))
+
+
+def prod_where_initial(x, w):
+    return np.sum(w * np.prod(x, axis=-1, where=x > 0.8, initial=2.0))
+
+
+def mean_where(x, w):
+    return np.sum(w * np.mean(x, axis=0, where=x > 0.2))
+
+
+def max_initial(x, w):
+    return np.sum(w * np.max(x, initial=0.5))
+
+
+def max_where_initial_axis(x, w):
+    return np.sum(w * np.max(x, axis=1, where=x < 0.5, initial=-10.0))
+
+
+def amin_initial_axis(x, w):
+    return np.sum(w * np.amin(x, axis=(0, 2), initial=0.0))
+
+
+def method_sum_where(x, w):
+    return np.sum(w * x.sum(axis=0, where=x > 0.0))
+
+
+def sum_out(x, w):
+    total = np.zeros(())
+    np.sum(x, out=total)
+    return np.sum(w * total)
+
+
+# ---- positions of nonzero elements ----------------------------------------------------------------------
+def nonzero_gather(x, w):
+    return np.sum(w * x[np.nonzero(x > 0.0)] ** 2)
+
+
+def where_one_argument(x, w):
+    i = np.where(x > 0.0)[0]
+    return np.sum(w * x[i] * i)
+
+
+def nonzero_pairs(x, w):
+    r, c = np.nonzero(x > 0.0)
+    return np.sum(w * x[r, c] * (r + 1) * (c + 2))
+
+
+def nonzero_written(x, w):
+    y = x * 2.0
+    y[np.nonzero(x < 0.0)] = 0.5
+    return np.sum(w * y)
+
+
+def argwhere_rows(x, w):
+    p = np.argwhere(x > 0.0)
+    return np.sum(w * x[p[:, 0], p[:, 1], p[:, 2]] * p[:, 2])
+
+
+# ---- least squares with rcond= --------------------------------------------------------------------------
+def lstsq_rcond_none(a, b, w):
+    return np.sum(w * np.linalg.lstsq(a, b, rcond=None)[0])
+
+
+def lstsq_rcond_number(a, b, w):
+    x, residuals, rank, s = np.linalg.lstsq(a, b, 1e-12)
+    return np.sum(w * x) * rank
+
+
+# ---- .item() --------------------------------------------------------------------------------------------
+def item_of_sums(x, w):
+    return np.sum(w * x * np.sum(x * x).item() * x[1:2, 0].item())
+
+
 # ---- ufunc spellings -----------------------------------------------------------------------------------
 def ufunc_add(x, y, w):
     return np.sum(w * np.add(x, y))
@@ -971,7 +1059,28 @@ def C(function, variant, fn, *operands, **options):
 
 _G = ("grad",)
 _SQUEEZE = "np.squeeze without an axis: which axes have length 1 is known only at run time"
+_R = "has a shape of its own in each example"   # array lifting of a result whose length varies
 CASES = [
+    C("np.sum", "where=", sum_where, U(3, 4)),
+    C("np.sum", "axis=1, keepdims, where=", sum_where_axis_keepdims, U(3, 4), numba=_G),
+    C("np.sum", "axis=0, dtype=np.float64, initial=", sum_initial_dtype, N(3, 4)),
+    C("np.sum", "positional (a, 1, None, None, True)", sum_positional_keepdims, N(3, 4)),
+    C("np.sum", "out=", sum_out, N(3), weight=(),
+      refused={m: "out= is not supported" for m in MODES}),
+    C("np.prod", "axis=-1, where=, initial=", prod_where_initial, P(3, 4), numba=_G),
+    C("np.mean", "axis=0, where=", mean_where, U(5, 3)),
+    C("np.max", "initial=", max_initial, D(3, 4)),
+    C("np.max", "axis=1, where=, initial=", max_where_initial_axis, D(3, 4), numba=_G),
+    C("np.amin", "axis=(0, 2), initial=", amin_initial_axis, D(2, 3, 4)),
+    C("np.sum", "method, axis=0, where=", method_sum_where, U(3, 4)),
+    C("np.nonzero", "as an index", nonzero_gather, U(7), weight=(), refused={"vmap_array": _R}, numba=_G),
+    C("np.nonzero", "two axes unpacked", nonzero_pairs, U(3, 4), weight=(), refused={"vmap_array": _R}),
+    C("np.nonzero", "written through", nonzero_written, U(3, 4), refused={"vmap_array": _R}, numba=_G),
+    C("np.where", "one argument", where_one_argument, U(6), weight=(), refused={"vmap_array": _R}),
+    C("np.argwhere", "rank 3", argwhere_rows, U(2, 3, 4), weight=(), refused={"vmap_array": _R}),
+    C("np.linalg.lstsq", "rcond=None", lstsq_rcond_none, N(5, 3), N(5), numba=_G),
+    C("np.linalg.lstsq", "rcond positional, every part", lstsq_rcond_number, N(5, 3), N(5, 2)),
+    C("np.ndarray.item", "of a sum and of a one-element slice", item_of_sums, N(3, 4), numba=_G),
     C("np.var", "all", var_all, N(3, 4)),
     C("np.var", "axis=0", var_axis0, N(3, 4)),
     C("np.var", "axis=1, keepdims", var_axis1_keepdims, N(3, 4)),

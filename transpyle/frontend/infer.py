@@ -6,6 +6,7 @@ walked until nothing changes.
 """
 import gast
 
+from ..base.ast_utils import const, name
 from ..base.context import DeferredCall, NeedKinds
 from ..base.kinds import BOOL, FLOAT, INT, Kind, TupleKind, promote
 from ..rules.primitives import is_shape_expr, lookup
@@ -115,7 +116,12 @@ class _Infer:
 
     def expand_ellipsis(self, node, base):
         """``x[..., i]``: the ``...`` becomes as many ``:`` as the axes the rest of the index leaves
-        (the rank is known here, and every later pass sees an index of slices and integers)."""
+        (the rank is known here, and every later pass sees an index of slices and integers). An index held
+        in a tuple variable (``x[t]``, ``t = np.nonzero(m)``) becomes the tuple of its items first."""
+        held = self.expr_kind(node.slice) if isinstance(node.slice, gast.Name) else None
+        if isinstance(held, TupleKind) and isinstance(base, Kind):
+            node.slice = gast.Tuple(elts=[gast.Subscript(value=name(node.slice.id), slice=const(i), ctx=gast.Load())
+                                          for i in range(len(held.items))], ctx=gast.Load())
         elts = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
         dots = [e for e in elts if isinstance(e, gast.Constant) and e.value is Ellipsis]
         if not dots or not isinstance(base, Kind):

@@ -448,7 +448,7 @@ class _Resolver(TransformCalls, gast.NodeTransformer):
                 raise self.ctx.error(node, str(exc), hint=exc.hint or "see docs/subset.md") from None
             if written is not None:
                 return gast.copy_location(written, node)
-        return call
+        return gast.copy_location(call, node)
 
 
 def _fold(node, operands):

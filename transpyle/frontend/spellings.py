@@ -22,7 +22,7 @@ METHODS = {"copy": "np.copy", "sum": "np.sum", "mean": "np.mean", "prod": "np.pr
            "trace": "np.trace", "diagonal": "np.diagonal", "squeeze": "np.squeeze", "std": "np.std", "var": "np.var",
            "argmax": "np.argmax", "argmin": "np.argmin", "cumsum": "np.cumsum", "cumprod": "np.cumprod",
            "clip": "np.clip", "conj": "np.conj", "conjugate": "np.conj", "round": "np.round",
-           "sort": "rt.sort_in_place", "view": "np.asarray"}
+           "sort": "rt.sort_in_place", "view": "np.asarray", "item": "rt.item"}
 
 # array attributes that are calls: x.T is np.transpose(x), z.real is np.real(z) (views of x, z)
 ATTRIBUTE_CALLS = {"T": "np.transpose", "mT": "np.matrix_transpose", "real": "np.real", "imag": "np.imag"}

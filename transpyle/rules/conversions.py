@@ -1,4 +1,5 @@
-"""dtype conversions: ``x.astype(dtype)`` (``rt.astype``) and the ``dtype=`` of ``np.asarray`` and ``np.array``.
+"""dtype conversions: ``x.astype(dtype)`` (``rt.astype``) and the ``dtype=`` of ``np.asarray`` and ``np.array``;
+``x.item()`` (``rt.item``), the number an array of one element holds.
 
 A conversion between inexact dtypes is the identity to the derivative (its tangent converted with it,
 its cotangent the real part when a real array became complex); a conversion to an integer or bool
@@ -47,6 +48,16 @@ def _astype_jvp(k, s):
 
 
 define("astype", [rt.astype], "x, dtype", converted, _astype_vjp, diff=("x",), jvp=_astype_jvp, batch=LANEWISE)
+
+
+def _item(statics, kinds, operands):
+    """``x.item()``: the number itself, or the array's only element (NumPy raises for a larger array; here
+    the first element is read)."""
+    x = operands["x"]
+    return x if kinds["x"].ndim == 0 else template_expr("np.ravel(x)[0]", x=x)
+
+
+define("rt.item", [rt.item], "x", lambda k, s: k["x"].with_ndim(0), lower=_item)
 
 
 def lower_conversion(function):

@@ -104,12 +104,13 @@ def _lstsq_kind(k, s):
     return rhs_kind(k, s)
 
 
-define("rt.lstsq_solution", [rt.lstsq_solution], "a, b", _lstsq_kind, _lstsq_vjp,
+# rcond= (None: NumPy's machine-precision cut-off) is passed through; it carries no derivative
+define("rt.lstsq_solution", [rt.lstsq_solution], "a, b, rcond=None", _lstsq_kind, _lstsq_vjp,
        jvp={"a": "np.dot(rt.pinv_jvp(a, np.linalg.pinv(a), t), b)", "b": "np.dot(np.linalg.pinv(a), t)"})
-define("rt.lstsq_residuals", [rt.lstsq_residuals], "a, b", lambda k, s: _lstsq_kind(k, s).with_ndim(1),
+define("rt.lstsq_residuals", [rt.lstsq_residuals], "a, b, rcond=None", lambda k, s: _lstsq_kind(k, s).with_ndim(1),
        diff=("a", "b"))
-define("rt.lstsq_rank", [rt.lstsq_rank], "a, b", lambda k, s: _lstsq_kind(k, s).with_dtype("int64").with_ndim(0))
-define("rt.lstsq_singular_values", [rt.lstsq_singular_values], "a, b",
+define("rt.lstsq_rank", [rt.lstsq_rank], "a, b, rcond=None", lambda k, s: _lstsq_kind(k, s).with_dtype("int64").with_ndim(0))
+define("rt.lstsq_singular_values", [rt.lstsq_singular_values], "a, b, rcond=None",
        lambda k, s: _lstsq_kind(k, s).with_ndim(1), diff=("a", "b"))
 
 

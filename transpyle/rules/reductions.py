@@ -165,7 +165,7 @@ def _shape_product(call):
     ``np.prod(x.shape[k:])`` is ``x.size`` over the first k entries, ``np.prod(x.shape[:k])`` their product
     (k a constant); any other ``np.prod`` is the reduction (None)."""
     if len(call.args) != 1 or call.keywords:
-        return None
+        return prod_keywords(call)
     arg = call.args[0]
     if isinstance(arg, gast.Attribute) and arg.attr == "shape":
         return gast.Attribute(value=arg.value, attr="size", ctx=gast.Load())
@@ -182,5 +182,6 @@ def _shape_product(call):
 
 
 define_call([np.prod, math.prod], _shape_product)
+from .reduction_keywords import prod_keywords  # noqa: E402  (the keywords of np.prod: dtype=, initial=, where=)
 
 __all__ = ["parse_expr"]

@@ -14,6 +14,12 @@ from numba.extending import overload, register_jitable
 
 
 # ---- loops -----------------------------------------------------------------------------------
+def item(x):
+    """``x.item()``: a number itself, or the one element of an array (transformed code writes it as an
+    index, rules/conversions)."""
+    return np.ravel(np.asarray(x))[0]
+
+
 def trip_count(start, stop, step):
     """How many times ``for i in range(start, stop, step)`` runs."""
     if step > 0:

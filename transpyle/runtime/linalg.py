@@ -82,20 +82,21 @@ def svd_vh(a, full_matrices=True):
     return np.linalg.svd(a, full_matrices)[2]
 
 
-def lstsq_solution(a, b):
-    return np.linalg.lstsq(a, b)[0]
+# NumPy's default cut-off (rcond=None) is what np.linalg.lstsq gives without one; Numba takes only numbers
+def lstsq_solution(a, b, rcond=None):
+    return np.linalg.lstsq(a, b)[0] if rcond is None else np.linalg.lstsq(a, b, rcond)[0]
 
 
-def lstsq_residuals(a, b):
-    return np.linalg.lstsq(a, b)[1]
+def lstsq_residuals(a, b, rcond=None):
+    return np.linalg.lstsq(a, b)[1] if rcond is None else np.linalg.lstsq(a, b, rcond)[1]
 
 
-def lstsq_rank(a, b):
-    return np.linalg.lstsq(a, b)[2]
+def lstsq_rank(a, b, rcond=None):
+    return np.linalg.lstsq(a, b)[2] if rcond is None else np.linalg.lstsq(a, b, rcond)[2]
 
 
-def lstsq_singular_values(a, b):
-    return np.linalg.lstsq(a, b)[3]
+def lstsq_singular_values(a, b, rcond=None):
+    return np.linalg.lstsq(a, b)[3] if rcond is None else np.linalg.lstsq(a, b, rcond)[3]
 
 
 def nuclear_norm(x):

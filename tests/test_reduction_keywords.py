@@ -1,0 +1,65 @@
+"""Forms of NumPy's reductions, positions and .item() that the surface table cannot hold: those NumPy itself
+refuses or that are refused here, each a clear error at the user's line; and values checked on numba."""
+import numpy as np
+import pytest
+
+import transpyle
+from transpyle.base.errors import TranspileError
+
+
+def max_where_without_initial(x):
+    return np.max(x, where=x > 0.0)
+
+
+def sum_into_out(x):
+    total = np.zeros(())
+    np.sum(x, out=total)
+    return total * 1.0
+
+
+def nonzero_of_a_number(x):
+    return np.sum(np.nonzero(np.sum(x))[0] * 1.0)
+
+
+def item_with_a_position(x):
+    return x.item(0) * 2.0
+
+
+@pytest.mark.parametrize("fn, says", [
+    (max_where_without_initial, "needs initial="),
+    (sum_into_out, "out= is not supported"),
+    (nonzero_of_a_number, "of a number is not supported"),
+    (item_with_a_position, "takes at most 1 positional argument"),
+])
+@pytest.mark.parametrize("transform", [transpyle.jit, transpyle.grad])
+def test_refused_at_the_line(fn, says, transform):
+    with pytest.raises(TranspileError) as err:
+        transform(fn, backend="numpy")(np.linspace(0.1, 1.0, 4))
+    assert says in err.value.message
+    assert err.value.lineno is not None and err.value.lineno > fn.__code__.co_firstlineno
+
+
+def keywords_everywhere(x, m):
+    a = np.sum(x, axis=0, where=m, initial=1.0)
+    b = np.max(x, axis=1, where=m, initial=-5.0)
+    c = np.mean(x, where=m)
+    d = x.prod(axis=1, where=m)
+    return np.sum(a) + np.sum(b * b) + c + np.sum(d)
+
+
+@pytest.mark.numba
+def test_keywords_on_numba_match_numpy(rng):
+    x = rng.uniform(0.5, 1.5, (4, 5))
+    m = rng.uniform(size=(4, 5)) > 0.3
+    m[:, 0] = True
+    want = keywords_everywhere(x, m)
+    for backend in ("numpy", "numba"):
+        np.testing.assert_allclose(transpyle.jit(keywords_everywhere, backend=backend)(x, m), want, rtol=1e-12)
+    g = transpyle.grad(keywords_everywhere, backend="numba")(x, m)
+    eps, fd = 1e-6, np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        up, down = x.copy(), x.copy()
+        up[i] += eps
+        down[i] -= eps
+        fd[i] = (keywords_everywhere(up, m) - keywords_everywhere(down, m)) / (2 * eps)
+    np.testing.assert_allclose(g, fd, rtol=1e-6, atol=1e-6)
