@@ -1286,8 +1286,9 @@ CASES = [
 from surface_order_statistics import CASES as _ORDER_STATISTICS  # noqa: E402
 from surface_searching import CASES as _SEARCHING  # noqa: E402
 from surface_constructions import CASES as _CONSTRUCTIONS  # noqa: E402
+from surface_spectral import CASES as _SPECTRAL  # noqa: E402
 
-CASES += _ORDER_STATISTICS + _SEARCHING + _CONSTRUCTIONS
+CASES += _ORDER_STATISTICS + _SEARCHING + _CONSTRUCTIONS + _SPECTRAL
 
 
 # ---- the coverage table --------------------------------------------------------------------------------

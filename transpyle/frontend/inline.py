@@ -67,7 +67,7 @@ class _Inliner:
         self.stack.append(ident)
         twin = unit is not None and is_twin(unit.func)
         if twin:          # NumPy's function written in NumPy: its errors are the user's call's
-            _relocate(tree, stmt)
+            _relocate(tree, stmt, getattr(stmt, FILE_ATTR, None) or self.ctx.filename)
         tree = self._bind_functions(tree, stmt.value)
         tree = _bind_flags(tree, stmt.value, numbers=twin)
         tree = self.prepare(tree, unit)
@@ -181,6 +181,8 @@ def _bind_flags(tree, call, numbers=False):
     values.update(zip(params, call.args))
     values.update({kw.arg: kw.value for kw in call.keywords})
     rebound = stored_names(tree.body)
+    if numbers:
+        values = {p: _item_of_literal(v) for p, v in values.items()}
     subs = {p: v for p, v in values.items() if p not in rebound and (isinstance(v, gast.Constant) and
             (v.value is None or isinstance(v.value, (str, bool))) or numbers and _is_literal(v))}
     if subs:
@@ -197,14 +199,25 @@ def _is_literal(node):
     return isinstance(node, gast.Constant)
 
 
-def _relocate(tree, stmt):
-    """Every node of ``tree`` at ``stmt``'s place, in ``stmt``'s file."""
-    path = getattr(stmt, FILE_ATTR, None)
+def _item_of_literal(node):
+    """``(0, 1)[1]`` (an item of a constant tuple, as a twin passes an axis on) as that item, ``-1`` as one
+    constant (so ``axis is None`` folds); else ``node``."""
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub) and isinstance(node.operand, gast.Constant) \
+            and isinstance(node.operand.value, (int, float)) and not isinstance(node.operand.value, bool):
+        return gast.copy_location(const(-node.operand.value), node)
+    if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Tuple) and _is_literal(node.value) and \
+            isinstance(node.slice, gast.Constant) and isinstance(node.slice.value, int) and \
+            -len(node.value.elts) <= node.slice.value < len(node.value.elts):
+        return node.value.elts[node.slice.value]
+    return node
+
+
+def _relocate(tree, stmt, path):
+    """Every node of ``tree`` at ``stmt``'s place, in the file ``path``."""
     for node in gast.walk(tree):
         if isinstance(node, (gast.expr, gast.stmt)):
             gast.copy_location(node, stmt)
-            if path is not None:
-                setattr(node, FILE_ATTR, path)
+            setattr(node, FILE_ATTR, path)
 
 
 def _forward_tuples(stmts):

@@ -204,6 +204,9 @@ class _Normalizer(LoopNormalization, ShortCircuitNormalization, WriteNormalizati
                                                (e.id in self.local_functions or e.id in self.ctx.functions))
                 for e in value.elts):
             return gast.Tuple(elts=[self.argument(e, out) for e in value.elts], ctx=gast.Load())
+        if isinstance(value, gast.Tuple) and value.elts and all(is_atom(e) and not isinstance(e, gast.Name)
+                                                                 for e in value.elts):
+            return value         # a tuple of constants (axes) stays one: a NumPy function's twin reads it
         return self.atom(value, out)
 
     def operand(self, value, param, prim, diff, out):

@@ -2,12 +2,14 @@
 
 The call's arguments are bound to the twin's parameters (NumPy's names) as Python would bind them; an
 argument NumPy does not have, one too many, or a form the twin's ``check`` refuses is an error at the user's
-line naming NumPy's function, before the twin is inlined.
+line naming NumPy's function, before the twin is inlined. A check may return constants to write in place of
+arguments (an axis given as a number or a tuple, written as a tuple), so the twin reads one form.
 """
 import inspect
 
 import gast
 
+from ..base.ast_utils import parse_expr
 from ..twins import VARIABLE, TwinRefusal
 
 
@@ -41,7 +43,14 @@ def check(ctx, node, label, twin):
         return
     args = {p: (_value(v) if isinstance(v, gast.AST) else v) for p, v in bound.arguments.items()}
     try:
-        rule(args)
+        normal = rule(args)
     except TwinRefusal as exc:
         raise ctx.error(node, str(exc), construct=label,
                         hint=exc.hint or "supported forms are listed in docs/subset.md") from None
+    for param, value in (normal or {}).items():   # constants the check wrote in one form (an axis as a tuple)
+        node.keywords = [kw for kw in node.keywords if kw.arg != param]
+        position = list(signature.parameters).index(param)
+        if position < len(node.args):
+            node.args = node.args[:position] + [parse_expr(repr(value))] + node.args[position + 1:]
+        else:
+            node.keywords.append(gast.keyword(arg=param, value=parse_expr(repr(value))))

@@ -238,4 +238,4 @@ def bind(prim, args, keywords):
 
 
 # the families register themselves on import
-from . import (elementwise, reductions, linalg, arrays, advanced, generated, random, matrices, factorizations, collectives, ufunc_methods, statistics, grids, diagonals, contractions, gathers, rearrangements, ufunc_composites, shape_forms, special_functions, dynamic_slices, builtins_on_arrays, differences, convolutions, searching, reduction_keywords, positions, constructions)  # noqa: E402,F401,E501
+from . import (elementwise, reductions, linalg, arrays, advanced, generated, random, matrices, factorizations, collectives, ufunc_methods, statistics, grids, diagonals, contractions, gathers, rearrangements, ufunc_composites, shape_forms, special_functions, dynamic_slices, builtins_on_arrays, differences, convolutions, searching, reduction_keywords, positions, constructions, spectral)  # noqa: E402,F401,E501

@@ -12,7 +12,8 @@ and sorting positions along one axis: np.take_along_axis, np.sort).
 ``reshapes`` holds NumPy's reshape for arrays of any layout (a view where the strides allow one).
 ``special_functions`` holds erf, gammaln and its derivatives, elementwise; ``dynamic_slices`` lax.dynamic_slice
 and dynamic_update_slice; ``elementary`` exp and tanh of numbers in a form LLVM vectorizes (element loops call them);
-``checkpoints`` the schedules of loops differentiated in bounded memory.
+``checkpoints`` the schedules of loops differentiated in bounded memory; ``spectral`` discrete Fourier
+transforms (np.fft) and the cut or zero-padding of an axis their ``n=`` needs.
 
 The modules import only numpy, numba and the runtime modules listed before them in ``MODULES`` (by
 relative imports of their private names), so ``transpyle compile`` can copy the ones a generated module
@@ -36,11 +37,12 @@ from .special_functions import *  # noqa: F401,F403
 from .dynamic_slices import *  # noqa: F401,F403
 from .elementary import *  # noqa: F401,F403
 from .checkpoints import *  # noqa: F401,F403
+from .spectral import *  # noqa: F401,F403
 from .collectives import *  # noqa: F401,F403  (markers only: not in MODULES, never compiled)
 from . import (along_axis, axis_reductions, batching, binning, checkpoints, core, diagonals, exclusive_products, indexing,  # noqa: F401
                linalg, products, random_bits, random_draws, scans, special_functions,
-               dynamic_slices, elementary, reshapes)
+               dynamic_slices, elementary, reshapes, spectral)
 
 #: the modules, in the order a compiled module holds them
 MODULES = (core, reshapes, axis_reductions, exclusive_products, random_bits, random_draws, linalg, products, batching, indexing,
-           scans, binning, diagonals, along_axis, special_functions, dynamic_slices, elementary, checkpoints)
+           scans, binning, diagonals, along_axis, special_functions, dynamic_slices, elementary, checkpoints, spectral)

@@ -9,7 +9,8 @@ it does not accept raises ``TwinRefusal`` at transform time, reported at the use
 A twin is registered for one or more NumPy objects with :func:`twin`; each module here holds one family.
 A twin takes NumPy's parameters by NumPy's names. Its ``check`` sees the call's arguments (constants as their
 values, anything else as ``VARIABLE``) when the call is read, and raises :class:`TwinRefusal` for a form the twin
-does not compute, which the user sees at the call's line.
+does not compute, which the user sees at the call's line; it may return ``{parameter: constant}`` to pass those
+constants instead (one form of an argument NumPy takes in several: an axis or a tuple of axes).
 """
 
 _TWINS = {}
@@ -54,8 +55,10 @@ def twin_of(obj):
 
 
 def is_twin(func):
-    """Whether ``func`` is a twin (its errors are reported at the call of NumPy's function)."""
-    return callable(func) and bool(getattr(func, "__transpyle_twin_of__", ()))
+    """Whether ``func`` is a twin or a function of a twin's module (its errors are reported at the call of
+    NumPy's function, and constant arguments are written into its body)."""
+    return callable(func) and (bool(getattr(func, "__transpyle_twin_of__", ())) or
+                               getattr(func, "__module__", None) in MODULES)
 
 
 def twinned():
@@ -65,6 +68,6 @@ def twinned():
 
 #: the modules holding twins (inlined like the user's helpers: frontend/source.INLINED_LIBRARY)
 MODULES = tuple(f"transpyle.twins.{m}" for m in
-                ("order_statistics", "nan_reductions", "elementwise", "interpolation", "constructions"))
+                ("order_statistics", "nan_reductions", "elementwise", "interpolation", "constructions", "spectral"))
 
-from . import order_statistics, nan_reductions, elementwise, interpolation, constructions  # noqa: E402,F401
+from . import order_statistics, nan_reductions, elementwise, interpolation, constructions, spectral  # noqa: E402,F401
