@@ -3,7 +3,8 @@
 The call's arguments are bound to the twin's parameters (NumPy's names) as Python would bind them; an
 argument NumPy does not have, one too many, or a form the twin's ``check`` refuses is an error at the user's
 line naming NumPy's function, before the twin is inlined. A check may return constants to write in place of
-arguments (an axis given as a number or a tuple, written as a tuple), so the twin reads one form.
+arguments (an axis given as a number or a tuple, written as a tuple), so the twin reads one form. A list written
+in the call is passed as ``np.array`` of it (NumPy reads lists as arrays).
 """
 import inspect
 
@@ -26,9 +27,21 @@ def _value(node):
     return VARIABLE
 
 
+def _lists_as_arrays(node):
+    """A list written in the call is an array to NumPy (array_like): ``np.array`` of it, as the twin reads it."""
+    def array(value):
+        if isinstance(value, gast.List):
+            return gast.copy_location(gast.Call(func=parse_expr("np.array"), args=[value], keywords=[]), value)
+        return value
+    node.args = [array(a) for a in node.args]
+    for kw in node.keywords:
+        kw.value = array(kw.value)
+
+
 def check(ctx, node, label, twin):
     """Raise at ``node`` (a call of NumPy's ``label``) where its arguments do not fit ``twin``."""
     signature = inspect.signature(twin)
+    _lists_as_arrays(node)
     if any(isinstance(a, gast.Starred) for a in node.args) or any(kw.arg is None for kw in node.keywords):
         raise ctx.error(node, f"{label} with *args or **kwargs is not supported", construct=label,
                         hint="pass its arguments one by one")

@@ -335,6 +335,17 @@ define("array_literal", [], "arrays, dtype=None", _array_literal_kind,
 define_call([np.array], _rows_first)
 
 
+def _display_as_array(call):
+    """np.asarray of a list or tuple written in the call is a new array of its items: np.array of it."""
+    if not call.args or not isinstance(call.args[0], (gast.List, gast.Tuple)):
+        return None
+    written = gast.Call(func=template_expr("np.array"), args=call.args, keywords=call.keywords)
+    return _rows_first(written) or written
+
+
+define_call([np.asarray, np.asanyarray], _display_as_array)
+
+
 # ---- constructors (their results do not depend on differentiable inputs) ------------------------
 def _made(shape_param):
     def kind(k, s):
@@ -395,9 +406,23 @@ define("np.arange", [np.arange], "start, stop=None, step=None",
        lambda k, s: Kind("float64" if any(k[p] is not None and k[p].is_float for p in ("start", "stop", "step"))
                          else "int64", 1), _arange_vjp, diff=("start", "step"), jvp=_arange_jvp)
 # start + (stop - start) * i / (num - 1): the weights of start and stop are linspaces themselves
-define("np.linspace", [np.linspace], "start, stop, num=50", lambda k, s: Kind("float64", 1),
+def _ends_rank(k):
+    return max(getattr(k["start"], "ndim", 0), getattr(k["stop"], "ndim", 0))
+
+
+def _linspace_of_arrays(statics, kinds, operands):
+    """np.linspace between arrays (NumPy's points along a new first axis): the ends weighed by a column of
+    points from 0 to 1, written with the operations that carry their derivatives; numbers are the primitive."""
+    rank = _ends_rank(kinds)
+    if rank == 0:
+        return None
+    return template_expr(f"start + (stop - start) * np.reshape(np.linspace(0.0, 1.0, num), (num{', 1' * rank}))",
+                         **operands)
+
+
+define("np.linspace", [np.linspace], "start, stop, num=50", lambda k, s: Kind("float64", 1 + _ends_rank(k)),
        {"start": "np.sum(g * np.linspace(1.0, 0.0, num))", "stop": "np.sum(g * np.linspace(0.0, 1.0, num))"},
-       diff=("start", "stop"),
+       diff=("start", "stop"), lower=_linspace_of_arrays,
        jvp={"start": "t * np.linspace(1.0, 0.0, num)", "stop": "t * np.linspace(0.0, 1.0, num)"})
 
 

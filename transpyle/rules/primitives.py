@@ -37,7 +37,11 @@ def lookup(rhs):
             return prim, {"a": rhs.left, "b": rhs.right}
         return prim, {"x": rhs.operand}
     if isinstance(rhs, gast.Compare):
-        return rules.by_key(type(rhs.ops[0]).__name__), {"a": rhs.left, "b": rhs.comparators[0]}
+        prim = rules.by_key(type(rhs.ops[0]).__name__)
+        if prim is None:         # `x is None` left undecided when the code was read (x a value of the run)
+            return None, f"the comparison '{type(rhs.ops[0]).__name__}' of values known only at run time is not " \
+                         "supported ('is None' is decided only where the value is a constant or None)"
+        return prim, {"a": rhs.left, "b": rhs.comparators[0]}
     if isinstance(rhs, gast.Subscript):
         return rules.by_key("getitem"), {"x": rhs.value, "index": rhs.slice}
     if isinstance(rhs, gast.Call):
