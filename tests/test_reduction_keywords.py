@@ -63,3 +63,14 @@ def test_keywords_on_numba_match_numpy(rng):
         down[i] -= eps
         fd[i] = (keywords_everywhere(up, m) - keywords_everywhere(down, m)) / (2 * eps)
     np.testing.assert_allclose(g, fd, rtol=1e-6, atol=1e-6)
+
+
+def counts_weighed(a, w):
+    return np.sum(w * np.sum(a > 0, axis=None, keepdims=True)) + np.prod(a > -10.0)
+
+
+@pytest.mark.parametrize("strategy", ["array", "loop"])
+def test_a_sum_of_booleans_counts_them_under_vmap(strategy, rng):
+    a, w = rng.normal(size=(3, 2, 3, 4)), rng.normal(size=(3, 1, 1, 1))
+    got = transpyle.vmap(counts_weighed, in_axes=(0, 0), strategy=strategy, backend="numpy")(a, w)
+    np.testing.assert_allclose(got, [counts_weighed(a[i], w[i]) for i in range(3)], rtol=1e-12)

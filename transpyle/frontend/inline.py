@@ -178,6 +178,7 @@ def _bind_flags(tree, call, numbers=False):
     ``axis=1`` and ``q=50.0`` are the constants NumPy's signatures need."""
     params = [a.id for a in tree.args.args]
     values = dict(zip(params[len(params) - len(tree.args.defaults):], tree.args.defaults))
+    values.update({a.id: d for a, d in zip(tree.args.kwonlyargs, tree.args.kw_defaults) if d is not None})
     values.update(zip(params, call.args))
     values.update({kw.arg: kw.value for kw in call.keywords})
     rebound = stored_names(tree.body)

@@ -108,13 +108,19 @@ def _chooser_jvp(k, s):
     return {"x": f"{_reduce_sum(k, s, f't * {hit}')} / {_reduce_sum(k, s, hit)}"}
 
 
+def _counted(k, s):
+    """The kind of a sum or product: NumPy's sum of booleans counts them (int64)."""
+    out = reduced(k, s)
+    return out.with_dtype("int64") if out.dtype == "bool" else out
+
+
 _SIG = "x, axis=None, keepdims=False"
-define("np.sum", [np.sum, rt.sum_axis], _SIG, reduced, _sum_vjp, diff=("x",), lower=_lower("sum_axis", "np.sum"),
+define("np.sum", [np.sum, rt.sum_axis], _SIG, _counted, _sum_vjp, diff=("x",), lower=_lower("sum_axis", "np.sum"),
        batch=AlongAxis("sum_axis"), jvp=LINEAR)
 define("np.mean", [np.mean, rt.mean_axis], _SIG, lambda k, s: reduced(k, s).with_dtype("float64")
        if not k["x"].is_float else reduced(k, s), _of_arrays(_mean_vjp, "g"), diff=("x",),
        lower=_lower("mean_axis", "np.mean"), batch=AlongAxis("mean_axis"), jvp=LINEAR)
-define("np.prod", [np.prod, rt.prod_axis], _SIG, reduced, _of_arrays(_prod_vjp, "g"), diff=("x",),
+define("np.prod", [np.prod, rt.prod_axis], _SIG, _counted, _of_arrays(_prod_vjp, "g"), diff=("x",),
        lower=_lower("prod_axis", "np.prod"), batch=AlongAxis("prod_axis"), jvp=_of_arrays(_prod_jvp, "t"))
 define("np.max", [np.max, np.amax, rt.max_axis], _SIG, reduced, _of_arrays(_chooser_vjp, "g"), diff=("x",),
        lower=_lower("max_axis", "np.max"), batch=AlongAxis("max_axis"), jvp=_of_arrays(_chooser_jvp, "t"))
