@@ -236,6 +236,18 @@ def sum_out(x, w):
     return np.sum(w * total)
 
 
+def average_plain(x, w):
+    return np.sum(w * np.average(x))
+
+
+def average_weights_along_axis(x, v, w):
+    return np.sum(w * np.average(x, axis=-1, weights=v))
+
+
+def average_weights_of_its_shape(x, v, w):
+    return np.sum(w * np.average(x, axis=0, weights=v * v, keepdims=True))
+
+
 # ---- positions of nonzero elements ----------------------------------------------------------------------
 def nonzero_gather(x, w):
     return np.sum(w * x[np.nonzero(x > 0.0)] ** 2)
@@ -1073,6 +1085,9 @@ CASES = [
     C("np.max", "axis=1, where=, initial=", max_where_initial_axis, D(3, 4), numba=_G),
     C("np.amin", "axis=(0, 2), initial=", amin_initial_axis, D(2, 3, 4)),
     C("np.sum", "method, axis=0, where=", method_sum_where, U(3, 4)),
+    C("np.average", "all", average_plain, N(3, 4)),
+    C("np.average", "axis=-1, 1-D weights", average_weights_along_axis, N(3, 4), P(4), numba=_G),
+    C("np.average", "axis=0, weights of its shape, keepdims", average_weights_of_its_shape, N(3, 4), P(3, 4)),
     C("np.nonzero", "as an index", nonzero_gather, U(7), weight=(), refused={"vmap_array": _R}, numba=_G),
     C("np.nonzero", "two axes unpacked", nonzero_pairs, U(3, 4), weight=(), refused={"vmap_array": _R}),
     C("np.nonzero", "written through", nonzero_written, U(3, 4), refused={"vmap_array": _R}, numba=_G),

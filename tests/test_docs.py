@@ -178,3 +178,15 @@ def test_commands_run(path, command, tmp_path):
         pytest.skip(f"works on a file of the reader's ({files[0]})")
     result = _run(command, cwd, _environment(tmp_path))
     assert result.returncode == 0, f"{path.name}: `{command}` fails:\n{result.stdout[-2000:]}\n{result.stderr[-3000:]}"
+
+
+def test_every_numpy_function_written_in_numpy_is_documented():
+    from transpyle import twins
+    from transpyle.frontend.spellings import library_name
+    missing = sorted({library_name(obj) for obj in twins.twinned()} - {n for n in _names_in(SUBSET)})
+    assert not missing, f"add these to docs/subset.md: {missing}"
+
+
+def _names_in(text):
+    import re
+    return set(re.findall(r"`(np\.[A-Za-z0-9_.]+)`", text))

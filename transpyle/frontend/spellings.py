@@ -65,8 +65,8 @@ def library_name(obj):
     nm = getattr(obj, "__name__", None) or repr(obj)
     if isinstance(obj, np.ufunc) or mod.startswith("numpy"):
         sub = mod.replace("numpy.", "np.").replace("numpy", "np")
-        if sub.startswith("np.linalg"):
-            return f"np.linalg.{nm}"
+        if sub.startswith(("np.linalg", "np.fft")):
+            return f"{sub[:sub.index('.', 3) if sub.count('.') > 1 else len(sub)]}.{nm}"
         return f"np.{nm}"
     return f"{mod}.{nm}" if mod else nm
 

@@ -17,6 +17,7 @@ from .. import runtime as rt
 from ..base.ast_utils import parse_expr, template_expr
 from . import LINEAR, AlongAxis, define
 from .common import StaticError, axis_of, const_value, reduced
+from .call_forms import define_written
 from .rewrites import define_call
 
 
@@ -191,3 +192,39 @@ define_call([np.prod, math.prod], _shape_product)
 from .reduction_keywords import prod_keywords  # noqa: E402  (the keywords of np.prod: dtype=, initial=, where=)
 
 __all__ = ["parse_expr"]
+
+
+# ---- weighted means: np.average -----------------------------------------------------------------
+def _average_parts(s, k):
+    """Texts of (the weighted mean, the sum of the weights broadcast to its shape) of np.average."""
+    ndim = k["a"].ndim
+    axis, keep = const_value(s["axis"], "axis"), const_value(s["keepdims"], "keepdims")
+    over = f"axis={axis!r}, keepdims={keep!r}"
+    if k["weights"] is None:
+        return f"np.mean(a, {over})", f"np.sum(np.ones_like(a) * 1.0, {over})"
+    w = "weights"
+    if k["weights"].ndim != ndim:
+        if k["weights"].ndim != 1 or not isinstance(axis, int):
+            raise StaticError("np.average's weights must have the array's shape, or be 1-D along one axis",
+                              hint="give axis= as one int for 1-D weights")
+        w = f"np.reshape(weights, {tuple(-1 if d == axis % ndim else 1 for d in range(ndim))!r})"
+    return f"np.sum(a * {w}, {over}) / np.sum({w} * np.ones_like(a), {over})", \
+        f"np.sum({w} * np.ones_like(a), {over})"
+
+
+def _average_kind(k, s):
+    if const_value(s["returned"], "returned"):
+        raise StaticError("np.average with returned=True is not supported",
+                          hint="compute the sum of the weights with np.sum(weights) beside it")
+    _average_parts(s, k)
+    return reduced({"x": k["a"]}, {"axis": s["axis"], "keepdims": s["keepdims"]}).with_dtype("float64") \
+        if not k["a"].is_complex else reduced({"x": k["a"]}, {"axis": s["axis"], "keepdims": s["keepdims"]})
+
+
+def _average_text(s, k):
+    return _average_parts(s, k)[0]
+
+
+# the mean weighted by ``weights`` (of a's shape, or 1-D along one axis); returned=True is refused
+define_written("np.average", "a, axis=None, weights=None, returned=False, keepdims=False", _average_kind,
+               _average_text)
