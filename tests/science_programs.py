@@ -807,3 +807,8 @@ PROGRAMS = [
     (gray_scott, _gray_scott_inputs),
     (gp_negative_log_likelihood, _gp_inputs),
 ]
+
+# programs leaning on NumPy's library (np.fft, order statistics, NaN-ignoring reductions, interpolation, ...)
+from library_programs import PROGRAMS as _LIBRARY_PROGRAMS  # noqa: E402
+
+PROGRAMS += _LIBRARY_PROGRAMS

@@ -231,9 +231,9 @@ def method_sum_where(x, w):
 
 
 def sum_out(x, w):
-    total = np.zeros(())
-    np.sum(x, out=total)
-    return np.sum(w * total)
+    totals = np.zeros((2, x.shape[1]))
+    np.sum(x, axis=0, out=totals[1])
+    return np.sum(w * totals)
 
 
 def average_plain(x, w):
@@ -1077,8 +1077,7 @@ CASES = [
     C("np.sum", "axis=1, keepdims, where=", sum_where_axis_keepdims, U(3, 4), numba=_G),
     C("np.sum", "axis=0, dtype=np.float64, initial=", sum_initial_dtype, N(3, 4)),
     C("np.sum", "positional (a, 1, None, None, True)", sum_positional_keepdims, N(3, 4)),
-    C("np.sum", "out=", sum_out, N(3), weight=(),
-      refused={m: "out= is not supported" for m in MODES}),
+    C("np.sum", "axis=0, out= a row", sum_out, N(3, 4), weight=(2, 4)),
     C("np.prod", "axis=-1, where=, initial=", prod_where_initial, P(3, 4), numba=_G),
     C("np.mean", "axis=0, where=", mean_where, U(5, 3)),
     C("np.max", "initial=", max_initial, D(3, 4)),

@@ -11,10 +11,24 @@ def max_where_without_initial(x):
     return np.max(x, where=x > 0.0)
 
 
-def sum_into_out(x):
-    total = np.zeros(())
-    np.sum(x, out=total)
-    return total * 1.0
+def mean_into_out_with_initial(x):
+    totals = np.zeros((2, x.shape[0]))
+    np.mean(x[None, :], axis=0, out=totals[0], where=x[None, :] > 0.0)
+    return np.sum(totals)
+
+
+def max_into_out_with_initial(x):
+    totals = np.zeros((2, x.shape[0]))
+    np.max(x[None, :], axis=0, out=totals[0], initial=0.5)
+    return np.sum(totals * totals)
+
+
+def test_out_with_initial_writes_the_result(rng):
+    x = rng.uniform(0.0, 1.0, 6)
+    np.testing.assert_allclose(transpyle.jit(max_into_out_with_initial, backend="numpy")(x),
+                               max_into_out_with_initial(x), rtol=1e-12)
+    np.testing.assert_allclose(transpyle.grad(max_into_out_with_initial, backend="numpy")(x),
+                               np.where(x > 0.5, 2 * x, 0.0), rtol=1e-12)
 
 
 def nonzero_of_a_number(x):
@@ -27,7 +41,7 @@ def item_with_a_position(x):
 
 @pytest.mark.parametrize("fn, says", [
     (max_where_without_initial, "needs initial="),
-    (sum_into_out, "out= is not supported"),
+    (mean_into_out_with_initial, "out= and these keywords is not supported"),
     (nonzero_of_a_number, "of a number is not supported"),
     (item_with_a_position, "takes at most 1 positional argument"),
 ])

@@ -8,7 +8,8 @@ is resolved (``rules/rewrites``); a call without them is the reduction primitive
   products, ``initial`` for max and min, which NumPy requires there), a mean divided by the count of the
   selected elements;
 - ``initial=v``: joined to the result (added, multiplied, or the max or min taken with it);
-- ``out=`` anything but None is refused by name: assign the result instead.
+- ``out=``: the result written into it (as any call's ``out=``); with ``where=`` on a mean or with ``initial=``
+  (a result computed after the reduction) it is refused by name: assign the result instead.
 Positional arguments follow NumPy's signatures (``np.sum(a, 0, None, None, True)``).
 """
 import gast
@@ -48,8 +49,6 @@ def _builder(key):
         if len(call.args) <= 2 and all(kw.arg in _PLAIN for kw in call.keywords):
             return None                     # the reduction primitive binds it
         bound = arguments(call, params, defaults, key)
-        if _given(bound["out"]):
-            raise StaticError(f"{key} with out= is not supported", hint="assign the result instead")
         subs = {p: bound[p] for p in params}
         operand = "rt.astype(a, dtype)" if "dtype" in bound and _given(bound["dtype"]) else "a"
         initial = "initial" in bound and _given(bound["initial"])
@@ -68,7 +67,13 @@ def _builder(key):
             text = f"np.sum({selected}, axis=axis, keepdims=keepdims) / {count}"
         if initial:
             text = _JOIN[key].format(r=text)
-        return template_expr(text, **subs)
+        written = template_expr(text, **subs)
+        if _given(bound["out"]):      # written into out by normalize, as any call's out= is
+            if not isinstance(written, gast.Call):
+                raise StaticError(f"{key} with out= and these keywords is not supported",
+                                  hint="assign the result instead")
+            written.keywords.append(gast.keyword(arg="out", value=bound["out"]))
+        return written
     return build
 
 
