@@ -211,7 +211,8 @@ def prod_where_initial(x, w):
 
 
 def mean_where(x, w):
-    return np.sum(w * np.mean(x, axis=0, where=x > 0.2))
+    # each column's largest element is selected: no column's mean is of nothing (NaN)
+    return np.sum(w * np.mean(x, axis=0, where=(x > 0.2) | (x == np.max(x, axis=0))))
 
 
 def max_initial(x, w):
