@@ -249,6 +249,31 @@ def average_weights_of_its_shape(x, v, w):
     return np.sum(w * np.average(x, axis=0, weights=v * v, keepdims=True))
 
 
+# ---- np.unique, and a shape held in a name ---------------------------------------------------------------
+def unique_values(x, w):
+    return np.sum(w * np.unique(np.round(x * 2.0)) ** 2) + np.sum(np.unique(x) ** 2)
+
+
+def unique_counts(x, w):
+    values, counts = np.unique(np.floor(x * 2.0), return_counts=True)
+    return np.sum(w * values * counts) + np.sum(x)
+
+
+def unique_inverse(x, w):
+    values, inverse = np.unique(np.floor(x * 3.0), return_inverse=True)
+    return np.sum(w * x * values[inverse])
+
+
+def unique_first_positions(x, w):
+    values, first = np.unique(np.floor(x * 3.0), return_index=True)
+    return np.sum(w * np.ravel(x)[first] ** 2)
+
+
+def reshape_to_a_named_shape(x, y, w):
+    s = np.shape(x)
+    return np.sum(w * x * np.reshape(y, s))
+
+
 # ---- positions of nonzero elements ----------------------------------------------------------------------
 def nonzero_gather(x, w):
     return np.sum(w * x[np.nonzero(x > 0.0)] ** 2)
@@ -1088,6 +1113,11 @@ CASES = [
     C("np.average", "all", average_plain, N(3, 4)),
     C("np.average", "axis=-1, 1-D weights", average_weights_along_axis, N(3, 4), P(4), numba=_G),
     C("np.average", "axis=0, weights of its shape, keepdims", average_weights_of_its_shape, N(3, 4), P(3, 4)),
+    C("np.unique", "values", unique_values, U(3, 4), weight=(), refused={"vmap_array": _R}),
+    C("np.unique", "return_counts", unique_counts, U(9), weight=(), numba=_G, refused={"vmap_array": _R}),
+    C("np.unique", "return_inverse", unique_inverse, U(3, 4), numba=_G, refused={"vmap_array": _R}),
+    C("np.unique", "return_index", unique_first_positions, U(7), weight=(), refused={"vmap_array": _R}),
+    C("np.reshape", "to a shape held in a name (np.shape)", reshape_to_a_named_shape, N(3, 4), N(12), numba=_G),
     C("np.nonzero", "as an index", nonzero_gather, U(7), weight=(), refused={"vmap_array": _R}, numba=_G),
     C("np.nonzero", "two axes unpacked", nonzero_pairs, U(3, 4), weight=(), refused={"vmap_array": _R}),
     C("np.nonzero", "written through", nonzero_written, U(3, 4), refused={"vmap_array": _R}, numba=_G),

@@ -10,12 +10,14 @@ import numpy as _np
 from . import rules as _rules
 from .rules.matrices import composite as _composite, multi_output as _multi_output
 from .rules.rewrites import call_rewrite as _call_rewrite
+from .twins import twin_of as _twin_of
 
 
 def _accepted(obj):
-    """Whether transformed code accepts calls of ``obj``: a primitive, or a function written with primitives."""
+    """Whether transformed code accepts calls of ``obj``: a primitive, a function written with primitives, or one
+    written in NumPy (``transpyle.twins``)."""
     return _rules.by_object(obj) is not None or _call_rewrite(obj) is not None or _composite(obj) is not None or \
-        _multi_output(obj) is not None
+        _multi_output(obj) is not None or _twin_of(obj) is not None
 
 
 __all__ = []
@@ -40,6 +42,10 @@ for _name in ("pi", "e", "inf", "nan", "newaxis", "ndarray", "float64", "float32
 linalg = _types.SimpleNamespace(**{_name: getattr(_np.linalg, _name) for _name in dir(_np.linalg)
                                    if not _name.startswith("_") and _accepted(getattr(_np.linalg, _name))})
 __all__.append("linalg")
+# every np.fft function transformed code accepts (fft, ifft, rfft, irfft, fftn, fftfreq, fftshift, ...)
+fft = _types.SimpleNamespace(**{_name: getattr(_np.fft, _name) for _name in dir(_np.fft)
+                                if not _name.startswith("_") and _accepted(getattr(_np.fft, _name))})
+__all__.append("fft")
 
 
 # Last, so that every name above is covered: eager calls return arrays with JAX's ``.at`` updates

@@ -58,7 +58,7 @@ define("np.shape", [np.shape], "x", lambda k, s: TupleKind((INT,) * k["x"].ndim)
 
 
 def _reshape_kind(k, s):
-    rank = shape_rank(s["shape"])
+    rank = shape_rank(s["shape"], k["shape"])
     if rank is None:
         rank = k.env_rank(s["shape"].value)
     return k["x"].with_ndim(rank)
@@ -349,7 +349,7 @@ define_call([np.asarray, np.asanyarray], _display_as_array)
 # ---- constructors (their results do not depend on differentiable inputs) ------------------------
 def _made(shape_param):
     def kind(k, s):
-        rank = shape_rank(s[shape_param])
+        rank = shape_rank(s[shape_param], k[shape_param])
         if rank is None:
             rank = k.env_rank(s[shape_param].value)
         return Kind(dtype_of(s.get("dtype")), rank)

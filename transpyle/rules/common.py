@@ -1,7 +1,7 @@
 """Helpers shared by the rule tables: result kinds of the common shapes of primitives."""
 import gast
 
-from ..base.kinds import BOOL, INT, Kind, float_of, promote
+from ..base.kinds import BOOL, INT, Kind, TupleKind, float_of, promote
 
 
 class StaticError(Exception):
@@ -98,12 +98,15 @@ def reduced(k, s, name="x"):
     return x.with_ndim(x.ndim if keep else x.ndim - reduced_count(axis))
 
 
-def shape_rank(node):
-    """Rank of an array made with shape ``node`` (an int expression or a tuple of them)."""
+def shape_rank(node, kind=None):
+    """Rank of an array made with shape ``node`` (an int expression or a tuple of them; ``kind``, the kind of
+    the shape operand, tells a name holding a tuple, ``s = np.shape(a)``, from one holding an int)."""
     if isinstance(node, (gast.Tuple, gast.List)):
         return len(node.elts)
     if isinstance(node, gast.Attribute) and node.attr == "shape":
         return None      # the rank of another array: resolved by the caller
+    if isinstance(kind, TupleKind):
+        return len(kind.items)
     return 1
 
 
