@@ -3,8 +3,9 @@ methods become function calls (``x.sum(axis=0)`` -> ``np.sum(x, axis=0)``), user
 registered for inlining, module constants are bound, and anything that cannot be resolved or has
 no rule is an error naming the user's line.
 
-The spellings of library objects, methods and attributes are in ``spellings``, the transforms called in the
-body in ``transform_calls``, the refused syntax in ``unsupported_syntax``; at-updates (``x.at[i].set(v)``,
+The spellings of library objects, methods and attributes are in ``spellings``, the calls of library functions,
+helpers and methods in ``library_calls`` (NumPy's functions written in NumPy checked by ``twin_calls``), the
+transforms called in the body in ``transform_calls``, the refused syntax in ``unsupported_syntax``; at-updates (``x.at[i].set(v)``,
 ``functional_updates``) are kept as written for normalize to spell out.
 """
 import copy
@@ -13,26 +14,21 @@ import types
 import warnings
 
 import gast
-import numba
 import numpy as np
 
 from .. import runtime
 from ..base.arrays import library_object
 from ..base.errors import TranspileError
 from ..base.ast_utils import const, dotted, name, parse_expr, stored_names, substitute
-from ..rules.primitives import call_object
 from .custom import CustomRule
 from .remat import Recomputed
 from ..rules.common import StaticError
-from ..rules.matrices import composite, multi_output
-from ..rules.rewrites import call_rewrite, subscript_rewrite
-from ..rules.writes import writer_of
-from ..twins import is_twin
-from .functional_updates import at_update
-from . import generator_reductions, printed, raises, static_tuples, twin_calls, wrapped_callables
-from .source import FunctionSource, imported_names, is_user_function, read_function
+from ..rules.rewrites import subscript_rewrite
+from . import generator_reductions, printed, raises, static_tuples, wrapped_callables
+from .source import imported_names, is_user_function
 from .named_expressions import hoist as hoist_named_expressions
-from .spellings import ATTRIBUTE_CALLS, library_name, method_call, multi_output_call, spelling_of
+from .spellings import ATTRIBUTE_CALLS
+from .library_calls import LibraryCalls
 from .transform_calls import TransformCalls
 from .unsupported_syntax import refuse_unsupported
 
@@ -43,7 +39,7 @@ _CANONICAL = {"np": np, "math": math, "rt": runtime}
 ENCLOSING_ATTR = "transpyle_enclosing"
 
 
-class _Resolver(TransformCalls, gast.NodeTransformer):
+class _Resolver(TransformCalls, LibraryCalls, gast.NodeTransformer):
     def __init__(self, ctx, unit, local_names):
         self.ctx = ctx
         self.unit = unit            # the FunctionSource whose namespace applies
@@ -350,72 +346,7 @@ class _Resolver(TransformCalls, gast.NodeTransformer):
         if isinstance(func, gast.Lambda):
             raise self.ctx.error(node, "calling a lambda where it is defined is not supported",
                                  hint="assign the lambda to a name first")
-        found, obj = self._lookup(func)
-        if not found:
-            raise self.ctx.error(node, "this call cannot be resolved", hint="call a function by its name")
-        written = wrapped_callables.transpyle_twin(obj)
-        if is_twin(written):             # NumPy's function written in NumPy (transpyle.twins)
-            twin_calls.check(self.ctx, node, library_name(obj), written)
-        obj = written
-        if obj in (range, enumerate, zip):
-            return node
-        stacked = self._stacked_map(node, obj)
-        if stacked is not None:
-            return stacked
-        if obj is numba.prange:          # a parallel loop is a loop to every transform
-            node.func = name("range")
-            return node
-        if obj is print:
-            return node
-        writer = writer_of(obj)
-        if writer is not None:           # a write into an argument: spelled out by normalize
-            node.func = parse_expr(writer.spelling)
-            return node
-        builder = composite(obj) or call_rewrite(obj)
-        if builder is not None:
-            try:
-                written = builder(node)
-            except StaticError as exc:
-                raise self.ctx.error(node, str(exc), hint=exc.hint or "see docs/subset.md") from None
-            if written is not None:      # already in canonical spellings, over resolved arguments
-                return gast.copy_location(written, node)
-        parts = multi_output(obj)
-        if parts is not None:
-            return multi_output_call(node, *parts)
-        spelled = spelling_of(obj)
-        if spelled is None and isinstance(obj, type) and issubclass(obj, np.floating):
-            spelled = "float"
-        if spelled is not None:
-            node.func = parse_expr(spelled)
-            return node
-        obj = getattr(obj, "py_func", obj)          # a Numba dispatcher: its Python function
-        if isinstance(obj, Recomputed):             # checkpoint(f): f's body with the recompute marker
-            obj = obj.transpyle_source()
-        if isinstance(obj, FunctionSource):         # a helper specialized on pytree structure
-            return self._helper_call(node, obj)
-        if hasattr(obj, "generated_function"):      # a transformed function: generated once kinds are known
-            return self._deferred(node, obj)
-        if getattr(obj, "__transpyle_jvp__", False):
-            return self._jvp_call(node)
-        if isinstance(obj, CustomRule):             # inlined with its derivative rule (transforms/custom_rules)
-            key = self.ctx.namer.fresh(obj.__name__)
-            self.ctx.functions[key] = obj
-            node.func = name(key)
-            return node
-        if is_user_function(obj):
-            try:
-                unit = read_function(obj)
-            except Exception as exc:
-                raise self.ctx.error(node, f"cannot read the source of '{dotted(func)}': {exc}",
-                                     hint="define helpers in a .py file")
-            key = self.ctx.namer.fresh(unit.name if not unit.name.startswith("lambda") else "lambda_fn")
-            self.ctx.functions[key] = unit
-            node.func = name(key)
-            return node
-        label = library_name(obj)
-        raise self.ctx.error(node, f"{label} has no derivative rule", construct=label,
-                             hint="supported functions are listed in docs/subset.md; "
-                                  "rewrite it with supported operations or pass its result as an argument")
+        return self._library_call(node, func)
 
     def _helper_call(self, node, unit):
         """The call ``node`` of the helper read as ``unit``, registered for the inliner."""
@@ -427,28 +358,6 @@ class _Resolver(TransformCalls, gast.NodeTransformer):
     def _is_global_chain(self, node):
         chain = dotted(node)
         return chain is not None and chain.split(".")[0] not in self.locals
-
-    def _method(self, node):
-        func = node.func
-        if at_update(node) is not None:        # x.at[idx].set(v): kept for normalize to spell out
-            target = func.value.value
-            target.value = self.visit(target.value)
-            func.value.slice = self.visit(func.value.slice)
-            return node
-        func.value = self.visit(func.value)       # the receiver may itself be x.T or a call
-        call = method_call(node)
-        if call is None:
-            raise self.ctx.error(node, f"the method '.{func.attr}()' is not supported",
-                                 hint="use the np.* function form of supported operations")
-        builder = call_rewrite(call_object(call))
-        if builder is not None:           # x.trace(1): written as np.trace(x, 1) is
-            try:
-                written = builder(call)
-            except StaticError as exc:
-                raise self.ctx.error(node, str(exc), hint=exc.hint or "see docs/subset.md") from None
-            if written is not None:
-                return gast.copy_location(written, node)
-        return gast.copy_location(call, node)
 
 
 def _fold(node, operands):
