@@ -274,6 +274,15 @@ def reshape_to_a_named_shape(x, y, w):
     return np.sum(w * x * np.reshape(y, s))
 
 
+def ix_block(x, w):
+    return np.sum(w * x[np.ix_([0, 2], np.array([1, 3]))] ** 2)
+
+
+def ix_mask_and_positions(x, w):
+    rows = np.ix_(x[:, 0] > 0.0, np.array([0, 2, 3]))
+    return np.sum(w * x[rows])
+
+
 # ---- positions of nonzero elements ----------------------------------------------------------------------
 def nonzero_gather(x, w):
     return np.sum(w * x[np.nonzero(x > 0.0)] ** 2)
@@ -1118,6 +1127,8 @@ CASES = [
     C("np.unique", "return_inverse", unique_inverse, U(3, 4), numba=_G, refused={"vmap_array": _R}),
     C("np.unique", "return_index", unique_first_positions, U(7), weight=(), refused={"vmap_array": _R}),
     C("np.reshape", "to a shape held in a name (np.shape)", reshape_to_a_named_shape, N(3, 4), N(12), numba=_G),
+    C("np.ix_", "a block of a matrix", ix_block, N(3, 4), numba=_G),
+    C("np.ix_", "a mask and positions", ix_mask_and_positions, N(4, 4), weight=(), refused={"vmap_array": _R}),
     C("np.nonzero", "as an index", nonzero_gather, U(7), weight=(), refused={"vmap_array": _R}, numba=_G),
     C("np.nonzero", "two axes unpacked", nonzero_pairs, U(3, 4), weight=(), refused={"vmap_array": _R}),
     C("np.nonzero", "written through", nonzero_written, U(3, 4), refused={"vmap_array": _R}, numba=_G),

@@ -35,6 +35,24 @@ def nonzero_of_a_number(x):
     return np.sum(np.nonzero(np.sum(x))[0] * 1.0)
 
 
+def write_through_ix(x):
+    y = np.zeros((3, 3))
+    y[np.ix_([0, 2], [1, 2])] = np.ones((2, 2)) * x[0]
+    return np.sum(y)
+
+
+def number_written_through_ix(x):
+    y = np.zeros((3, 3))
+    y[np.ix_([0, 2], [1, 2])] = 1.5
+    return np.sum(y * y) * x[0]
+
+
+def test_a_number_written_through_ix(rng):
+    x = rng.normal(size=3)
+    for backend in ("numpy", "numba"):
+        assert transpyle.jit(number_written_through_ix, backend=backend)(x) == pytest.approx(9.0 * x[0])
+
+
 def item_with_a_position(x):
     return x.item(0) * 2.0
 
@@ -44,6 +62,7 @@ def item_with_a_position(x):
     (mean_into_out_with_initial, "out= and these keywords is not supported"),
     (nonzero_of_a_number, "of a number is not supported"),
     (item_with_a_position, "takes at most 1 positional argument"),
+    (write_through_ix, "multi-dimensional index array"),
 ])
 @pytest.mark.parametrize("transform", [transpyle.jit, transpyle.grad])
 def test_refused_at_the_line(fn, says, transform):

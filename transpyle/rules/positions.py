@@ -6,13 +6,19 @@ boolean masks), which vmap's loop strategy takes.
   the axis's stride, modulo its length. A number (rank 0) is refused, as NumPy 2 refuses it.
 - ``np.where(condition)`` with one argument: ``np.nonzero(condition)``, as NumPy documents it.
 - ``np.argwhere(x)``: those coordinates as the columns of an (n, ndim) array.
+- ``np.ix_(a, b, ...)``: the tuple of the sequences shaped as an open grid (``rt.ix_part``: each along its own
+  axis, a mask as its positions), so ``x[np.ix_(rows, cols)]`` reads the block; a write through it is refused
+  by name (an index array of two or more axes).
 """
+import gast
 import numpy as np
 
+from .. import runtime as rt
+from ..base.ast_utils import const, parse_expr, template_expr
 from ..base.kinds import INT, TupleKind
-from .call_forms import define_written, rewrite
+from . import define
+from .call_forms import define_written, literal, rewrite
 from .common import StaticError
-from ..base.ast_utils import template_expr
 
 
 def _coordinates(ndim):
@@ -63,3 +69,34 @@ def _where_of_one(call):
 
 
 rewrite([np.where], _where_of_one)
+
+
+def _ix_part_kind(k, s):
+    if k["x"].ndim != 1 or k["x"].is_float or k["x"].is_complex:
+        raise StaticError("np.ix_ takes 1-D sequences of integers or booleans")
+    return INT.with_ndim(literal(s["count"], "count"))
+
+
+def _ix_part(statics, kinds, operands):
+    axis, count = literal(statics["axis"], "axis"), literal(statics["count"], "count")
+    positions = "np.flatnonzero(x)" if kinds["x"].dtype == "bool" else "x"
+    grid = (1,) * axis + (-1,) + (1,) * (count - axis - 1)
+    return template_expr(f"np.reshape({positions}, {grid!r})", x=operands["x"])
+
+
+define("rt.ix_part", [rt.ix_part], "x, axis=0, count=1", _ix_part_kind, lower=_ix_part)
+
+
+def _ix(call):
+    """``np.ix_(a, b, ...)``: the tuple of each sequence along its own axis (a list written there an array)."""
+    if call.keywords or not call.args or any(isinstance(a, gast.Starred) for a in call.args):
+        raise StaticError("np.ix_ takes the sequences one by one")
+    parts = []
+    for axis, arg in enumerate(call.args):
+        arg = gast.Call(func=parse_expr("np.array"), args=[arg], keywords=[]) if isinstance(arg, gast.List) else arg
+        parts.append(gast.Call(func=parse_expr("rt.ix_part"), args=[arg, const(axis), const(len(call.args))],
+                               keywords=[]))
+    return gast.Tuple(elts=parts, ctx=gast.Load())
+
+
+rewrite([np.ix_], _ix)

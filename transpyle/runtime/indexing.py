@@ -197,4 +197,13 @@ def _write_part_numba(part, value):
     return impl
 
 
-__all__ = ["axis_positions", "mask_positions", "gather", "scatter_sum", "write_part"]
+def ix_part(x, axis, count):
+    """Part ``axis`` of ``np.ix_`` of ``count`` sequences: ``x`` (a mask's positions) along that axis of an
+    open grid. Transformed code writes it with a reshape once the kind is known (rules/positions)."""
+    x = np.asarray(x)
+    if x.dtype == np.bool_:
+        x = np.flatnonzero(x)
+    return x.reshape((1,) * axis + (-1,) + (1,) * (count - axis - 1))
+
+
+__all__ = ["axis_positions", "mask_positions", "gather", "scatter_sum", "write_part", "ix_part"]
