@@ -80,5 +80,10 @@ def define_written(key, signature, kind, text):
     params = [p.split("=")[0].strip() for p in signature.split(",")]
 
     def write(statics, kinds, operands):
-        return template_expr(text(statics, kinds), **{p: operands[p] for p in params})
+        written = template_expr(text(statics, kinds), **{p: operands[p] for p in params})
+        if isinstance(written, gast.Tuple) and any(getattr(item, "is_float", False) or getattr(item, "is_complex", False)
+                                                   for item in getattr(kind(kinds, statics), "items", ())):
+            # the sweeps differentiate statements, not the items of a tuple written in one: refuse, never drop
+            raise StaticError(f"{key} written as a tuple of differentiable values is not supported")
+        return written
     define(key, [getattr(np, key[len("np."):])], signature, kind, lower=write)
