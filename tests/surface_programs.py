@@ -269,6 +269,14 @@ def unique_first_positions(x, w):
     return np.sum(w * np.ravel(x)[first] ** 2)
 
 
+def partition_smallest(x, w):
+    return np.sum(w * np.partition(x, 2, axis=0)[:2] ** 2) + np.sum(np.partition(x, 1, axis=None)[1])
+
+
+def argpartition_smallest(x, w):
+    return np.sum(w * x[np.argpartition(x, 3)[:3]] ** 2)
+
+
 def reshape_to_a_named_shape(x, y, w):
     s = np.shape(x)
     return np.sum(w * x * np.reshape(y, s))
@@ -1126,6 +1134,8 @@ CASES = [
     C("np.unique", "return_counts", unique_counts, U(9), weight=(), numba=_G, refused={"vmap_array": _R}),
     C("np.unique", "return_inverse", unique_inverse, U(3, 4), numba=_G, refused={"vmap_array": _R}),
     C("np.unique", "return_index", unique_first_positions, U(7), weight=(), refused={"vmap_array": _R}),
+    C("np.partition", "the smallest rows, axis=0; axis=None", partition_smallest, D(5, 3), weight=(2, 3), numba=_G),
+    C("np.argpartition", "the smallest three", argpartition_smallest, D(7), weight=(3,)),
     C("np.reshape", "to a shape held in a name (np.shape)", reshape_to_a_named_shape, N(3, 4), N(12), numba=_G),
     C("np.ix_", "a block of a matrix", ix_block, N(3, 4), numba=_G),
     C("np.ix_", "a mask and positions", ix_mask_and_positions, N(4, 4), weight=(), refused={"vmap_array": _R}),

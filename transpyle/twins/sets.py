@@ -1,4 +1,4 @@
-"""Twins of NumPy's set routines: ``np.unique``.
+"""Twins of NumPy's set routines and selections: ``np.unique``, ``np.partition``, ``np.argpartition``.
 
 ``np.unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *, equal_nan=True,
 sorted=True)``: the sorted values of the flattened array with each run of equal ones kept once (NaNs as one
@@ -8,6 +8,11 @@ one of the elements equal to it (the sorting permutation picks it), as JAX's doe
 values, shaped like ``ar``) and ``return_counts`` is taken; several at once, ``axis=`` and ``equal_nan=False``
 are refused by name. The result's length depends on the values: ``vmap(strategy="array")`` refuses it, the
 loop strategy runs it.
+
+``np.partition(a, kth, axis=-1)`` and ``np.argpartition`` are the sort (argsort) along ``axis`` (of the flattened
+array for None): a sorted array is a partition around every ``kth``, and NumPy leaves the order within each
+side undefined, so the kth value and the set of values on each side are NumPy's (JAX's partition differs from
+NumPy's output in the same way). ``order=`` is refused.
 """
 import numpy as np
 
@@ -44,3 +49,27 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
         starts = np.flatnonzero(np.concatenate((first, np.ones(1, dtype=np.bool_))))
         return values[first], starts[1:] - starts[:-1]
     return values[first]
+
+
+def _check_partition(args):
+    if args["order"] is not None:
+        raise TwinRefusal("order= (fields of a structured array) is not supported")
+    if args["axis"] is not None and not isinstance(args["axis"], int):
+        raise TwinRefusal("axis= must be a constant int or None")
+
+
+@twin(np.partition, check=_check_partition)
+def partition(a, kth, axis=-1, kind="introselect", order=None):
+    """A partition of ``a`` around ``kth`` along ``axis``: the sorted array, which is one (NumPy leaves the order
+    within each side undefined; the kth value and the values on each side are NumPy's)."""
+    if axis is None:
+        return np.sort(np.ravel(a))
+    return np.sort(a, axis=axis)
+
+
+@twin(np.argpartition, check=_check_partition)
+def argpartition(a, kth, axis=-1, kind="introselect", order=None):
+    """Positions that partition ``a`` around ``kth`` along ``axis``: those that sort it (a stable sort)."""
+    if axis is None:
+        return np.argsort(np.ravel(a))
+    return np.argsort(a, axis=axis)
