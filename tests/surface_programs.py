@@ -269,6 +269,53 @@ def unique_first_positions(x, w):
     return np.sum(w * np.ravel(x)[first] ** 2)
 
 
+# ---- other spellings: identity, diagonal and triangle positions, ndim/size, ufunc comparisons, ... ---------
+def identity_weighted(x, w):
+    return np.sum(w * (np.identity(x.shape[0]) @ x))
+
+
+def diagonal_positions(x, w):
+    i, j = np.diag_indices(x.shape[0])
+    return np.sum(w * x[i, j] ** 2) + np.sum(x[np.diag_indices(3)] * 0.5)
+
+
+def triangle_positions_from(x, w):
+    r, c = np.triu_indices_from(x, 1)
+    lr, lc = np.tril_indices_from(x)
+    return np.sum(w * x[r, c] ** 2) + np.sum(x[lr, lc])
+
+
+def rank_and_size(x, w):
+    return np.sum(w * x) * np.ndim(x) + np.size(x) * np.sum(x) + np.size(x, 1)
+
+
+def comparison_functions(x, y, w):
+    picked = np.where(np.greater(x, y), x, 0.0) + np.where(np.less_equal(x, 0.0), y, 0.0)
+    kept = np.where(np.logical_xor(np.greater_equal(x, 0.0), np.less(y, 0.0)), x * y, 0.0)
+    return np.sum(w * (picked + kept + np.where(np.equal(x, x), y, 0.0) + np.not_equal(x, y)))
+
+
+def at_least_ranks(x, w):
+    return np.sum(w * np.atleast_3d(x)) + np.sum(np.atleast_1d(np.sum(x)) * 2.0) + np.sum(np.atleast_1d(x))
+
+
+def rolled_axes(x, w):
+    return np.sum(w * np.rollaxis(x, 2)) + np.sum(np.rollaxis(x, 0, 3) * np.arange(2.0))
+
+
+def fixed_toward_zero(x, w):
+    return np.sum(w * x * np.fix(x * 3.0))
+
+
+def clipped_one_side(x, w):
+    return np.sum(w * (np.clip(x, None, 0.3) + np.clip(x, -0.2, None) + np.clip(x, a_min=None, a_max=0.5)))
+
+
+def reductions_of_lists(x, w):
+    return np.sum(w * x) * np.mean([x[0, 0], x[1, 1] ** 2, 2.0]) + np.max([x[0, 1], x[1, 0]]) + \
+        np.sum(np.exp([x[0, 0], 1.0]))
+
+
 def partition_smallest(x, w):
     return np.sum(w * np.partition(x, 2, axis=0)[:2] ** 2) + np.sum(np.partition(x, 1, axis=None)[1])
 
@@ -1134,6 +1181,16 @@ CASES = [
     C("np.unique", "return_counts", unique_counts, U(9), weight=(), numba=_G, refused={"vmap_array": _R}),
     C("np.unique", "return_inverse", unique_inverse, U(3, 4), numba=_G, refused={"vmap_array": _R}),
     C("np.unique", "return_index", unique_first_positions, U(7), weight=(), refused={"vmap_array": _R}),
+    C("np.identity", "times a matrix", identity_weighted, N(3, 3), numba=_G),
+    C("np.diag_indices", "unpacked and as an index", diagonal_positions, N(3, 3), weight=(3,)),
+    C("np.triu_indices_from", "and np.tril_indices_from", triangle_positions_from, N(4, 4), weight=(6,), numba=_G),
+    C("np.ndim", "and np.size (axis=1)", rank_and_size, N(3, 4)),
+    C("np.greater", "np.less, np.equal, np.logical_xor, ...", comparison_functions, U(3, 4), U(3, 4), numba=_G),
+    C("np.atleast_3d", "and np.atleast_1d", at_least_ranks, N(3, 4), weight=(3, 4, 1)),
+    C("np.rollaxis", "to the front and to the end", rolled_axes, N(2, 3, 4), weight=(4, 2, 3)),
+    C("np.fix", "rounding toward zero", fixed_toward_zero, U(3, 4)),
+    C("np.clip", "one bound None", clipped_one_side, U(3, 4), numba=_G),
+    C("np.mean", "np.max, np.exp of lists written in the call", reductions_of_lists, N(3, 3), weight=(3, 3)),
     C("np.partition", "the smallest rows, axis=0; axis=None", partition_smallest, D(5, 3), weight=(2, 3), numba=_G),
     C("np.argpartition", "the smallest three", argpartition_smallest, D(7), weight=(3,)),
     C("np.reshape", "to a shape held in a name (np.shape)", reshape_to_a_named_shape, N(3, 4), N(12), numba=_G),

@@ -10,6 +10,7 @@ import gast
 import numba
 import numpy as np
 
+from .. import rules
 from ..base.ast_utils import dotted, name, parse_expr
 from ..rules.common import StaticError
 from ..rules.matrices import composite, multi_output
@@ -23,6 +24,16 @@ from .functional_updates import at_update
 from .remat import Recomputed
 from .source import FunctionSource, is_user_function, read_function
 from .spellings import library_name, method_call, multi_output_call, spelling_of
+
+
+def _lists_as_arrays(node, prim):
+    """A list written as the data operand of an elementwise function or a reduction (``np.mean([a, b])``) is
+    the array NumPy makes of it: ``np.array`` of the list."""
+    if prim is None or not (prim.broadcasts or isinstance(prim.batch, rules.AlongAxis)):
+        return
+    node.args = [gast.Call(func=parse_expr("np.array"), args=[a], keywords=[])
+                 if isinstance(a, gast.List) and i < len(prim.params) and prim.params[i] in prim.diff else a
+                 for i, a in enumerate(node.args)]
 
 
 class LibraryCalls:
@@ -67,6 +78,7 @@ class LibraryCalls:
             spelled = "float"
         if spelled is not None:
             node.func = parse_expr(spelled)
+            _lists_as_arrays(node, rules.by_object(obj))
             return node
         obj = getattr(obj, "py_func", obj)          # a Numba dispatcher: its Python function
         if isinstance(obj, Recomputed):             # checkpoint(f): f's body with the recompute marker

@@ -5,12 +5,14 @@ Every contribution here is un-broadcast to its operand's shape by the shared hel
 import cmath
 import math
 
+import gast
 import numpy as np
 
 from .. import runtime as rt
-from ..base.ast_utils import template_expr
+from ..base.ast_utils import parse_expr, template_expr
 from . import LANEWISE, define
 from .common import StaticError, boolean, const_value, elementwise, floating, real_of, same
+from .rewrites import define_call
 
 # ---- operators (keys are the gast operator class names) -------------------------------------
 define("Add", [], "a, b", elementwise("a", "b"), {"a": "g", "b": "g"}, broadcasts=True)
@@ -47,12 +49,14 @@ def _ordered(k, s):
     return boolean("a", "b")(k, s)
 
 
-for _op in ("Eq", "NotEq"):
-    define(_op, [], "a, b", boolean("a", "b"), batch=LANEWISE)
-for _op in ("Lt", "LtE", "Gt", "GtE"):
-    define(_op, [], "a, b", _ordered, batch=LANEWISE)
+# the comparison operators, also in NumPy's function spellings (np.greater(a, b) is a > b)
+for _op, _ufunc in (("Eq", np.equal), ("NotEq", np.not_equal)):
+    define(_op, [_ufunc], "a, b", boolean("a", "b"), batch=LANEWISE)
+for _op, _ufunc in (("Lt", np.less), ("LtE", np.less_equal), ("Gt", np.greater), ("GtE", np.greater_equal)):
+    define(_op, [_ufunc], "a, b", _ordered, batch=LANEWISE)
 define("np.logical_and", [np.logical_and], "a, b", boolean("a", "b"), batch=LANEWISE)
 define("np.logical_or", [np.logical_or], "a, b", boolean("a", "b"), batch=LANEWISE)
+define("np.logical_xor", [np.logical_xor], "a, b", boolean("a", "b"), batch=LANEWISE)
 
 
 # & | ^ ~ of booleans (masks combined as `(r >= a) & (r < b)`) and of integers: bitwise, no derivative
@@ -183,3 +187,21 @@ define("np.clip", [np.clip, rt.clip], "x, lo, hi", elementwise("x", "lo", "hi"),
         "lo": f"g * ((lo > x) + 0.5 * (x == lo)) * {_BELOW_HI}",
         "hi": "g * ((hi < np.maximum(x, lo)) + 0.5 * (np.maximum(x, lo) == hi))"}, broadcasts=True,
        lower=_clip_lower, zero_slope=True)
+
+
+def _clip_one_side(call):
+    """np.clip with one bound None (NumPy's "no bound on that side"): np.maximum or np.minimum of the other;
+    both None is NumPy's error; any other call is the primitive (None)."""
+    bounds = dict(zip(("a", "a_min", "a_max"), call.args))
+    bounds.update({kw.arg: kw.value for kw in call.keywords if kw.arg in ("a_min", "a_max", "min", "max")})
+    lo, hi = bounds.get("a_min", bounds.get("min")), bounds.get("a_max", bounds.get("max"))
+    none = [isinstance(b, gast.Constant) and b.value is None for b in (lo, hi)]
+    if not any(none) or len(call.args) + len(call.keywords) != 3:
+        return None
+    if all(none):
+        raise StaticError("np.clip needs one bound at least (both are None)")
+    fn, bound = ("np.minimum", hi) if none[0] else ("np.maximum", lo)
+    return gast.Call(func=parse_expr(fn), args=[call.args[0], bound], keywords=[])
+
+
+define_call([np.clip], _clip_one_side)

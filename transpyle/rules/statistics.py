@@ -1,5 +1,5 @@
 """Statistics: ``np.cov``, ``np.corrcoef`` and ``np.histogram``, written with other primitives when
-they are resolved (``rules/rewrites``), and ``np.atleast_2d``.
+they are resolved (``rules/rewrites``), and ``np.atleast_1d``, ``np.atleast_2d``, ``np.atleast_3d``.
 
 ``np.cov(m)`` is the product of the centred rows with their transpose, divided by the number of
 observations less ``ddof``; ``np.corrcoef`` divides the same product by the outer product of the
@@ -37,6 +37,13 @@ def _atleast_2d_lanes(batched, kinds, statics):
 define("np.atleast_2d", [np.atleast_2d], "x", lambda k, s: k["x"].with_ndim(max(2, k["x"].ndim)),
        lambda k, s: {"x": "np.sum(g)" if k["x"].ndim == 0 else "np.reshape(np.ascontiguousarray(g), x.shape)"},
        diff=("x",), jvp=LINEAR, batch=_atleast_2d_lanes, view="x")
+# np.atleast_1d: a number as a vector of it, an array itself (a view); np.atleast_3d: (n,) -> (1, n, 1),
+# (m, n) -> (m, n, 1), as NumPy's; their batched forms loop
+define("np.atleast_1d", [np.atleast_1d], "x", lambda k, s: k["x"].with_ndim(max(1, k["x"].ndim)),
+       lambda k, s: {"x": "np.sum(g)" if k["x"].ndim == 0 else "g"}, diff=("x",), jvp=LINEAR, view="x")
+define("np.atleast_3d", [np.atleast_3d], "x", lambda k, s: k["x"].with_ndim(max(3, k["x"].ndim)),
+       lambda k, s: {"x": "np.sum(g)" if k["x"].ndim == 0 else "np.reshape(np.ascontiguousarray(g), x.shape)"},
+       diff=("x",), jvp=LINEAR, view="x")
 
 
 def _cov_result_kind(k, s):

@@ -68,6 +68,6 @@ def twinned():
 
 #: the modules holding twins (inlined like the user's helpers: frontend/source.INLINED_LIBRARY)
 MODULES = tuple(f"transpyle.twins.{m}" for m in
-                ("order_statistics", "nan_reductions", "elementwise", "interpolation", "constructions", "spectral", "sets"))
+                ("order_statistics", "nan_reductions", "elementwise", "interpolation", "constructions", "spectral", "sets", "spellings"))
 
-from . import order_statistics, nan_reductions, elementwise, interpolation, constructions, spectral, sets  # noqa: E402,F401,E501
+from . import order_statistics, nan_reductions, elementwise, interpolation, constructions, spectral, sets, spellings  # noqa: E402,F401,E501
