@@ -316,6 +316,20 @@ def reductions_of_lists(x, w):
         np.sum(np.exp([x[0, 0], 1.0]))
 
 
+def _kinked(v):
+    if v > 0.0:
+        return v * v
+    return 0.5 * v
+
+
+def vectorized_helper(x, w):
+    return np.sum(w * np.vectorize(_kinked)(x))
+
+
+def vectorized_lambda_broadcast(x, y, w):
+    return np.sum(w * np.vectorize(lambda u, v: u * v if u > v else u - v)(x, y))
+
+
 def partition_smallest(x, w):
     return np.sum(w * np.partition(x, 2, axis=0)[:2] ** 2) + np.sum(np.partition(x, 1, axis=None)[1])
 
@@ -1191,6 +1205,8 @@ CASES = [
     C("np.fix", "rounding toward zero", fixed_toward_zero, U(3, 4)),
     C("np.clip", "one bound None", clipped_one_side, U(3, 4), numba=_G),
     C("np.mean", "np.max, np.exp of lists written in the call", reductions_of_lists, N(3, 3), weight=(3, 3)),
+    C("np.vectorize", "a helper with a branch", vectorized_helper, U(3, 4), numba=_G),
+    C("np.vectorize", "a lambda of two arguments, broadcast", vectorized_lambda_broadcast, apart((3, 4), (4,))),
     C("np.partition", "the smallest rows, axis=0; axis=None", partition_smallest, D(5, 3), weight=(2, 3), numba=_G),
     C("np.argpartition", "the smallest three", argpartition_smallest, D(7), weight=(3,)),
     C("np.reshape", "to a shape held in a name (np.shape)", reshape_to_a_named_shape, N(3, 4), N(12), numba=_G),

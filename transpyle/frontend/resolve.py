@@ -333,6 +333,10 @@ class _Resolver(TransformCalls, LibraryCalls, gast.NodeTransformer):
         if isinstance(func, gast.Name) and func.id == "len" and "len" not in self.locals and node.args and \
                 isinstance(node.args[0], gast.Tuple):
             return gast.copy_location(const(len(node.args[0].elts)), node)   # len of a static tuple
+        if isinstance(func, gast.Call):
+            vectorized = self._vectorized_call(node)        # np.vectorize(f)(x): vmap(f) over the elements
+            if vectorized is not None:
+                return vectorized
         built = self.static_values.get(func.id) if isinstance(func, gast.Name) else \
             self._transform_call(func) if isinstance(func, gast.Call) else None
         if isinstance(built, Recomputed):        # checkpoint(step)(x): step inlined, marked

@@ -13,7 +13,7 @@ import inspect
 import gast
 import numpy as np
 
-from ..base.ast_utils import dotted, loaded_names, name, stored_names
+from ..base.ast_utils import dotted, loaded_names, name, parse_expr, stored_names
 from ..base.context import DeferredCall
 from ..base.errors import TranspileError
 from .source import read_function
@@ -157,6 +157,38 @@ class TransformCalls:
         call = gast.copy_location(gast.Call(func=name("_"), args=arrays, keywords=[]), node)
         setattr(call, MAPPED_ATTR, True)
         return self._deferred(call, mapped)
+
+    def _vectorized_call(self, node):
+        """``np.vectorize(f)(x, y, ...)``: f on every element of the arguments broadcast together, as
+        ``vmap(f)`` over their flattened elements, reshaped to the broadcast shape (NumPy's result where f gives
+        numbers); None for any other call."""
+        inner = node.func
+        chain = dotted(inner.func) if isinstance(inner, gast.Call) else None
+        if chain is None or chain.split(".")[0] in self.locals or self._lookup(inner.func)[1] is not np.vectorize:
+            return None
+        if len(inner.args) != 1 or inner.keywords or not node.args or node.keywords:
+            raise self.ctx.error(node, "np.vectorize is supported as np.vectorize(f)(x, ...), without otypes=, "
+                                       "signature= or keyword arguments",
+                                 hint="write f with NumPy's elementwise operations, or use transpyle.vmap")
+        fun = self._static_value(inner.args[0])
+        args = [self.visit(a) for a in node.args]
+
+        def joint(i):          # argument i broadcast against the others: plus zeros shaped like each of them
+            out = copy.deepcopy(args[i])
+            for j, other in enumerate(args):
+                if j != i:
+                    zeros = gast.Call(func=parse_expr("np.zeros_like"), args=[copy.deepcopy(other)], keywords=[])
+                    out = gast.BinOp(left=out, op=gast.Add(), right=zeros)
+            return out
+        flat = [gast.Call(func=parse_expr("np.ravel"), args=[joint(i)], keywords=[]) for i in range(len(args))]
+        closure = getattr(fun, "transpyle_closure", None)
+        axes = (0,) * len(args) + ((None,) * (closure.params - len(args) + len(closure.free)) if closure else ())
+        mapped = self.ctx.transform_call(fun, "vmap", (), in_axes=axes)
+        mapped.transpyle_closure = closure
+        call = gast.copy_location(gast.Call(func=name("_"), args=flat, keywords=[]), node)
+        shape = gast.Call(func=parse_expr("np.shape"), args=[joint(0)], keywords=[])
+        reshaped = gast.Call(func=parse_expr("np.reshape"), args=[self._deferred(call, mapped), shape], keywords=[])
+        return gast.copy_location(reshaped, node)
 
     def _stacked_map(self, node, obj):
         """``np.stack(list(map(f, xs)))`` (or ``np.array``, ``np.asarray`` of it): the mapped results are
