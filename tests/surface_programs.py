@@ -326,6 +326,11 @@ def vectorized_helper(x, w):
     return np.sum(w * np.vectorize(_kinked)(x))
 
 
+def vectorized_by_name(x, w):
+    kink = np.vectorize(_kinked)
+    return np.sum(w * kink(x) ** 2) + np.sum(kink(x[0]))
+
+
 def vectorized_lambda_broadcast(x, y, w):
     return np.sum(w * np.vectorize(lambda u, v: u * v if u > v else u - v)(x, y))
 
@@ -1206,6 +1211,7 @@ CASES = [
     C("np.clip", "one bound None", clipped_one_side, U(3, 4), numba=_G),
     C("np.mean", "np.max, np.exp of lists written in the call", reductions_of_lists, N(3, 3), weight=(3, 3)),
     C("np.vectorize", "a helper with a branch", vectorized_helper, U(3, 4), numba=_G),
+    C("np.vectorize", "bound to a name, called twice", vectorized_by_name, U(3, 4)),
     C("np.vectorize", "a lambda of two arguments, broadcast", vectorized_lambda_broadcast, apart((3, 4), (4,))),
     C("np.partition", "the smallest rows, axis=0; axis=None", partition_smallest, D(5, 3), weight=(2, 3), numba=_G),
     C("np.argpartition", "the smallest three", argpartition_smallest, D(7), weight=(3,)),

@@ -29,7 +29,7 @@ from .source import imported_names, is_user_function
 from .named_expressions import hoist as hoist_named_expressions
 from .spellings import ATTRIBUTE_CALLS
 from .library_calls import LibraryCalls
-from .transform_calls import TransformCalls
+from .transform_calls import TransformCalls, Vectorized
 from .unsupported_syntax import refuse_unsupported
 
 #: the modules canonical spellings name (``np.sin``), which code resolved once may hold
@@ -188,6 +188,9 @@ class _Resolver(TransformCalls, LibraryCalls, gast.NodeTransformer):
             return split
         # `g = transpyle.grad(loss)` with static arguments: built now, its calls are transformed code
         target = node.targets[0] if len(node.targets) == 1 else None
+        if isinstance(target, gast.Name) and self._is_vectorize(node.value):
+            self.static_values[target.id] = Vectorized(node.value)      # g = np.vectorize(f): read at g's calls
+            return None
         if isinstance(target, gast.Name) and isinstance(node.value, gast.Call):
             built = self._transform_call(node.value)
             if built is not None:
@@ -228,6 +231,9 @@ class _Resolver(TransformCalls, LibraryCalls, gast.NodeTransformer):
     def visit_Name(self, node):
         if not isinstance(node.ctx, gast.Load) or node.id in self.locals or node.id in self.ctx.functions:
             return node
+        if isinstance(self.static_values.get(node.id), Vectorized):
+            raise self.ctx.error(node, f"'{node.id}', made by np.vectorize, can only be called here",
+                                 hint="call it, or pass the function it vectorizes to transpyle.vmap")
         if node.id in self.static_values:          # a transform built in the body, passed along
             return self._function_value(node, self.static_values[node.id])
         found, obj = self._lookup(node)
@@ -333,7 +339,8 @@ class _Resolver(TransformCalls, LibraryCalls, gast.NodeTransformer):
         if isinstance(func, gast.Name) and func.id == "len" and "len" not in self.locals and node.args and \
                 isinstance(node.args[0], gast.Tuple):
             return gast.copy_location(const(len(node.args[0].elts)), node)   # len of a static tuple
-        if isinstance(func, gast.Call):
+        if isinstance(func, gast.Call) or isinstance(func, gast.Name) and \
+                isinstance(self.static_values.get(func.id), Vectorized):
             vectorized = self._vectorized_call(node)        # np.vectorize(f)(x): vmap(f) over the elements
             if vectorized is not None:
                 return vectorized

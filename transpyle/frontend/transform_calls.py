@@ -53,6 +53,13 @@ def _closure_options(maker, args, kwargs, closure):
     return bound.args, bound.kwargs
 
 
+class Vectorized:
+    """``g = np.vectorize(f)`` in the body: the call, written again where ``g`` is called."""
+
+    def __init__(self, call):
+        self.call = call
+
+
 class TransformCalls:
     """The resolver's handling of transforms called in its body and of functions used as values."""
 
@@ -158,13 +165,22 @@ class TransformCalls:
         setattr(call, MAPPED_ATTR, True)
         return self._deferred(call, mapped)
 
+    def _is_vectorize(self, call):
+        """Whether ``call`` is ``np.vectorize(...)``."""
+        chain = dotted(call.func) if isinstance(call, gast.Call) else None
+        if chain is None or chain.split(".")[0] in self.locals or chain in self.ctx.functions or \
+                not self.unit.lookup(chain.split(".")[0])[0]:
+            return False
+        return self._lookup(call.func)[1] is np.vectorize
+
     def _vectorized_call(self, node):
-        """``np.vectorize(f)(x, y, ...)``: f on every element of the arguments broadcast together, as
-        ``vmap(f)`` over their flattened elements, reshaped to the broadcast shape (NumPy's result where f gives
-        numbers); None for any other call."""
+        """``np.vectorize(f)(x, y, ...)`` (also through ``g = np.vectorize(f)``, kept as a ``Vectorized``): f on
+        every element of the arguments broadcast together, as ``vmap(f)`` over their flattened elements,
+        reshaped to the broadcast shape (NumPy's result where f gives numbers); None for any other call."""
+        if isinstance(node.func, gast.Name) and isinstance(self.static_values.get(node.func.id), Vectorized):
+            node.func = copy.deepcopy(self.static_values[node.func.id].call)
         inner = node.func
-        chain = dotted(inner.func) if isinstance(inner, gast.Call) else None
-        if chain is None or chain.split(".")[0] in self.locals or self._lookup(inner.func)[1] is not np.vectorize:
+        if not self._is_vectorize(inner):
             return None
         if len(inner.args) != 1 or inner.keywords or not node.args or node.keywords:
             raise self.ctx.error(node, "np.vectorize is supported as np.vectorize(f)(x, ...), without otypes=, "
