@@ -66,11 +66,7 @@ class TransformCalls:
     def _transform_call(self, call):
         """The transform a call like ``transpyle.grad(loss, argnums=1)`` builds, if ``call`` is one
         (its arguments must be known at transform time); None otherwise."""
-        chain = dotted(call.func)
-        if chain is None or chain.split(".")[0] in self.locals or chain in self.ctx.functions or \
-                not self.unit.lookup(chain.split(".")[0])[0]:
-            return None
-        found, obj = self._lookup(call.func)
+        obj = self._called_object(call)
         if not getattr(obj, "__transpyle_transform__", False):
             return None
         args = [self._static_value(a) for a in call.args]
@@ -165,13 +161,18 @@ class TransformCalls:
         setattr(call, MAPPED_ATTR, True)
         return self._deferred(call, mapped)
 
-    def _is_vectorize(self, call):
-        """Whether ``call`` is ``np.vectorize(...)``."""
+    def _called_object(self, call):
+        """The object a call names by a module-level chain (``transpyle.grad``, ``np.vectorize``), else None:
+        names of the body, registered functions and names the module lacks name none."""
         chain = dotted(call.func) if isinstance(call, gast.Call) else None
         if chain is None or chain.split(".")[0] in self.locals or chain in self.ctx.functions or \
                 not self.unit.lookup(chain.split(".")[0])[0]:
-            return False
-        return self._lookup(call.func)[1] is np.vectorize
+            return None
+        return self._lookup(call.func)[1]
+
+    def _is_vectorize(self, call):
+        """Whether ``call`` is ``np.vectorize(...)``."""
+        return self._called_object(call) is np.vectorize
 
     def _vectorized_call(self, node):
         """``np.vectorize(f)(x, y, ...)`` (also through ``g = np.vectorize(f)``, kept as a ``Vectorized``): f on

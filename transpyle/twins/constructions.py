@@ -87,22 +87,25 @@ def tri(N, M=None, k=0, dtype=float, like=None):
 @twin(np.tril_indices)
 def tril_indices(n, k=0, m=None):
     """The rows and the columns of the entries on and below the ``k``-th diagonal, row by row."""
-    if m is None:
-        columns = n
-    else:
-        columns = m
-    flat = np.flatnonzero(np.arange(n)[:, None] + k >= np.arange(columns)[None, :])
-    return flat // columns, flat % columns
+    return _triangle(n, k, m, False)
 
 
 @twin(np.triu_indices)
 def triu_indices(n, k=0, m=None):
     """The rows and the columns of the entries on and above the ``k``-th diagonal, row by row."""
+    return _triangle(n, k, m, True)
+
+
+def _triangle(n, k, m, upper):
+    """The rows and the columns of one triangle of an n x m (n x n) grid, from the ``k``-th diagonal."""
     if m is None:
         columns = n
     else:
         columns = m
-    flat = np.flatnonzero(np.arange(n)[:, None] + k <= np.arange(columns)[None, :])
+    if upper:
+        flat = np.flatnonzero(np.arange(n)[:, None] + k <= np.arange(columns)[None, :])
+    else:
+        flat = np.flatnonzero(np.arange(n)[:, None] + k >= np.arange(columns)[None, :])
     return flat // columns, flat % columns
 
 
