@@ -23,10 +23,11 @@ run:
   transpyle's gradient against JAX's.
 
 Times are of compiled code with transpyle's tiers off (timing.py sets TRANSPYLE_TIERED=0), best of 7
-batches. BLAS runs on one thread (NumPy's and SciPy's, which Numba's compiled code calls; JAX keeps
-its own thread pool): on a small or busy machine a threaded OpenBLAS waits for its threads, and on 2
-shared cores a 200x200 product took 16 ms instead of 0.8 ms. ``--blas-threads N`` sets another count,
-``--blas-threads 0`` leaves BLAS as it is. The header gives the versions, the core count, the BLAS
+batches. BLAS keeps the threads it starts with, as on a user's machine (NumPy's and SciPy's, which
+Numba's compiled code calls; JAX has its own thread pool), and transpyle's element loops over many
+elements run on every core (``transforms/parallel_loops``). On a busy machine a threaded OpenBLAS waits
+for its threads (on 2 shared cores a 200x200 product took 16 ms instead of 0.8 ms): ``--blas-threads 1``
+then gives steadier figures. The header gives the versions, the core count, the BLAS
 threads, the load average when the run started and the commit transpyle comes from (with the number
 of files under transpyle/ that differ from it).
 
@@ -639,9 +640,9 @@ def main():
     parser.add_argument("--json", metavar="PATH", help="write the rows and the summary as JSON")
     parser.add_argument("--warm-cache", action="store_true",
                         help="use the usual TRANSPYLE_CACHE_DIR instead of an empty temporary one")
-    parser.add_argument("--blas-threads", type=int, default=1, metavar="N",
-                        help="NumPy's and SciPy's BLAS (the one Numba calls) run on N threads (threadpoolctl; "
-                             "default 1); 0 leaves them as they are")
+    parser.add_argument("--blas-threads", type=int, default=0, metavar="N",
+                        help="NumPy's and SciPy's BLAS (the one Numba calls) run on N threads (threadpoolctl); "
+                             "0 (the default) leaves them as they are")
     opts = parser.parse_args()
     kernels = KERNELS
     if opts.only:

@@ -36,6 +36,9 @@ os.environ.pop("TRANSPYLE_BACKEND", None)
 # where it tests them, the NumPy backend answering while Numba compiles). TRANSPYLE_TIERED=1 in the
 # environment runs a suite with tiers instead: first calls then check the tiered Python runs.
 os.environ.setdefault("TRANSPYLE_TIERED", "0")
+# Element loops' parallel copies (transforms/parallel_loops) run on arrays of any size: every test of
+# compiled code checks them, not only those whose arrays pass the 16384 elements they run from otherwise.
+os.environ.setdefault("TRANSPYLE_PARALLEL_ELEMENTS", "1")
 
 # Without pytest-timeout, a test stops after this many seconds instead of hanging the run (a
 # generated loop that never ends). Compiles take seconds; no test should come near it.

@@ -300,5 +300,7 @@ if __name__ == "__main__":
     if sys.argv[1:] != ["--update"]:
         sys.exit(__doc__)
     sys.path.insert(0, HERE)
+    # as the suite runs (conftest): element loops' parallel copies taken from one element on
+    os.environ.setdefault("TRANSPYLE_PARALLEL_ELEMENTS", "1")
     import golden_programs          # the functions as the tests see them, not as __main__'s
     golden_programs.update()

@@ -7,9 +7,10 @@ large arrays therefore runs with BLAS limited to one thread, through threadpoolc
 BLAS library loaded in the process (NumPy's and SciPy's, the one Numba calls). Small calls skip the
 limit: BLAS does not thread small products, and setting the limit costs a few microseconds.
 """
-import re
 
 import numpy as np
+
+from ..base.naming import BLAS_CALL, DRIVER_PARALLEL_LOOP
 
 #: array elements over the arguments from which a driver call limits BLAS to one thread
 LARGE_CALL_ELEMENTS = 1 << 14
@@ -30,12 +31,13 @@ def _threaded_blas():
     return _libraries
 
 
-_BLAS_CALL = re.compile(r"np\.(dot|matmul|vdot|inner|tensordot|linalg\.)| @ ")
 
 
 def threads_blas(text):
-    """Whether generated module ``text`` runs a parallel loop and calls BLAS (a product, a factorization)."""
-    return "numba.prange" in text and _BLAS_CALL.search(text) is not None
+    """Whether generated module ``text`` runs a driver's parallel loop and calls BLAS (a product, a
+    factorization). Element loops run on every core (``transforms/parallel_loops``) call no BLAS: BLAS
+    keeps its threads around them."""
+    return DRIVER_PARALLEL_LOOP.search(text) is not None and BLAS_CALL.search(text) is not None
 
 
 def with_one_blas_thread(compiled):

@@ -12,7 +12,7 @@ from .compile_errors import numba_failure
 from .compile_time import opt_level_for, optimization, outlined_loops_level
 from .numba_cache import cached_njit
 from . import boundscheck
-from ..base.naming import OUTLINED_NAME
+from ..base.naming import DRIVER_PARALLEL_LOOP, OUTLINED_NAME, PARALLEL_NAME
 
 
 #: Numba's parallel options for generated code: only the explicit numba.prange loops (of vmap and the
@@ -24,12 +24,18 @@ PRANGE_ONLY = {"prange": True, "numpy": False, "setitem": False, "comprehension"
 
 # Division by zero gives inf or nan, as in NumPy (the numpy backend), not ZeroDivisionError: a derivative
 # at a domain edge (sqrt at 0, arcsin at 1) is inf there, as NumPy's is.
-def _compile_helpers(module, fname, check=None):
+def _compile_helpers(module, fname, check=None, prange=True):
     """Other generated functions in the module (the jvp behind a Jacobian) are compiled too, and
-    replace their Python versions, so the compiled entry point can call them."""
+    replace their Python versions, so the compiled entry point can call them; ``prange=False`` (a pmap
+    shard, on a thread of its own) compiles the parallel copies of element loops as plain loops."""
     for attr, value in list(vars(module).items()):
         if attr != fname and inspect.isfunction(value) and value.__module__ == module.__name__:
-            helper = cached_njit(module, error_model="numpy", boundscheck=boundscheck(check))(value)
+            # the parallel copies of element loops (transforms/parallel_loops) are the only functions with
+            # numba.prange loops compiled parallel: the array analysis of Numba's parallel pipeline
+            # rejects broadcasts it does not follow, so it sees no other code
+            parallel = PRANGE_ONLY if prange and PARALLEL_NAME.fullmatch(attr) else False
+            helper = cached_njit(module, error_model="numpy", boundscheck=boundscheck(check),
+                                 parallel=parallel)(value)
             if OUTLINED_NAME.fullmatch(attr):
                 helper = _compiled_at(helper, outlined_loops_level())
             setattr(module, attr, helper)
@@ -67,12 +73,12 @@ def compile_function(module, fname, args, nogil=False, prange=True, check=None):
     shards); ``prange=False`` runs numba.prange loops as plain loops (each shard has its own core).
     A module is compiled with one set of options: Numba's cache index does not tell them apart.
     ``check``: bounds checks (see ``backends.boundscheck``)."""
-    _compile_helpers(module, fname, check)
+    _compile_helpers(module, fname, check, prange)
     py = getattr(module, fname)
     dispatcher = getattr(module, "__njit_" + fname, None)
     if dispatcher is None:
         # a vmap driver's numba.prange loop runs on all cores
-        threaded = prange and "numba.prange" in getattr(module, "__transpyle_text__", "")
+        threaded = prange and DRIVER_PARALLEL_LOOP.search(getattr(module, "__transpyle_text__", "")) is not None
         dispatcher = cached_njit(module, nogil=nogil, parallel=PRANGE_ONLY if threaded else False,
                                  error_model="numpy", boundscheck=boundscheck(check))(py)
         setattr(module, "__njit_" + fname, dispatcher)

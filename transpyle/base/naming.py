@@ -9,8 +9,8 @@ ELEMENT_INDEX_NAME = re.compile(re.escape(ELEMENT_INDEX) + r"\d+")
 #: read once, a new array for a result that overlaps its operands, a reduction the loop reads
 ELEMENT_LOCALS = ("_a", "_out", "_s", "_new", "_r")
 #: a line of generated code that belongs to an element loop (or is an ``else:``)
-ELEMENT_LINE = re.compile(r"\b" + ELEMENT_INDEX + r"\d+\b|\brt\.conform\(|^\s*else:\s*$|^\s*(?:"
-                          + "|".join(ELEMENT_LOCALS) + r")\d+ = ")
+ELEMENT_LINE = re.compile(r"\b" + ELEMENT_INDEX + r"\d+\b|\brt\.conform\(|\brt\.parallel_pays\(|_parallel\d+\(|"
+                          r"^\s*else:\s*$|^\s*(?:" + "|".join(ELEMENT_LOCALS) + r")\d+ = ")
 
 #: the functions ``transforms/outline_loops`` makes of element loops: ``<function>_loops<k>``
 OUTLINED_LOOPS = "_loops"
@@ -20,6 +20,15 @@ OUTLINED_MODULE = "_this_module"
 #: the name of such a function, and a call of it (or its definition) in generated code
 OUTLINED_NAME = re.compile(r"\w+" + OUTLINED_LOOPS + r"\d+")
 OUTLINED_CALL = re.compile(r"\b\w+" + OUTLINED_LOOPS + r"\d+\(")
+#: the functions ``transforms/parallel_loops`` makes of element loops run on every core:
+#: ``<function>_parallel<k>``, compiled with Numba's parallel loops (the function calling them is not)
+PARALLEL_LOOPS = "_parallel"
+PARALLEL_NAME = re.compile(r"\w+" + PARALLEL_LOOPS + r"\d+")
+#: a call in generated code that runs BLAS (a product, a factorization), which has threads of its own
+BLAS_CALL = re.compile(r"np\.(dot|matmul|vdot|inner|tensordot|linalg\.)| @ ")
+#: a parallel loop of a driver (vmap, Jacobian) over examples or directions: its ``numba.prange`` runs in
+#: the function itself (element loops' parallel copies run in functions of their own, above)
+DRIVER_PARALLEL_LOOP = re.compile(r"for (?!" + ELEMENT_INDEX + r"\d+ )\w+ in numba\.prange\(")
 
 
 class Namer:

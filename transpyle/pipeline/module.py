@@ -4,7 +4,7 @@ generated code needs, the helper functions and the transformed function."""
 import os
 
 from ..base.ast_utils import to_source
-from ..base.naming import OUTLINED_CALL, OUTLINED_MODULE
+from ..base.naming import OUTLINED_MODULE
 from ..base.version import __version__
 
 
@@ -16,7 +16,7 @@ def module_source(tree, ctx):
     if "numba.prange" in bodies:
         lines.insert(3, "import numba")
         lines.insert(4, "")
-    if OUTLINED_CALL.search(bodies):       # the long function calls its element loops through the module
+    if f"{OUTLINED_MODULE}." in bodies:    # functions call their outlined element loops through the module
         lines[2:2] = ["import sys"]
         lines[-2:-2] = ["", f"{OUTLINED_MODULE} = sys.modules[__name__]", ""]
     return "\n".join(lines) + bodies

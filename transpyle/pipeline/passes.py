@@ -23,7 +23,7 @@ from ..base.errors import TranspileError
 from ..base.kinds import kind_of_value
 from ..frontend import in_place, infer, inline, jumps, lower_calls, lower_indexing, normalize, rename, resolve
 from ..frontend.source import read_function
-from ..transforms import custom_rules, element_loops, forward, fuse, outline_loops, reverse, tidy
+from ..transforms import custom_rules, element_loops, forward, fuse, outline_loops, parallel_loops, reverse, tidy
 
 
 @dataclasses.dataclass(frozen=True)
@@ -144,6 +144,8 @@ TIDY = Pass("tidy", "temporaries of numbers folded, statements nothing reads rem
             ("compilable",), ("tidy",), lambda t, ctx, job: tidy.run(t, ctx))
 OUTLINE_LOOPS = Pass("outline_loops", "element loops of a function too long to optimize whole -> helper functions",
                      ("tidy",), ("outlined",), outline_loops.run)
+PARALLEL_LOOPS = Pass("parallel_loops", "element loop nests over many elements -> a numba.prange copy run when they pay",
+                      ("outlined",), ("parallel",), parallel_loops.run)
 
 
 def _dump(name, tree, ctx, after):

@@ -111,6 +111,13 @@ def stop_gradient(x):
 stop_gradient.__transpyle_leafwise__ = True
 
 
+def parallel_pays(count, fewest):
+    """Whether an element loop nest over ``count`` elements runs on several threads: at least ``fewest``
+    elements (``transforms/parallel_loops``). Not asking Numba for its thread count: compiled code that
+    reads it holds the address of a function of the threading layer, and Numba's cache keeps no such code."""
+    return count >= fewest
+
+
 def recompute_here(x):
     """0: the marker a checkpointed function's body starts with in transformed code (``frontend/remat``);
     reverse mode recomputes the iterations of the loop around it instead of saving them."""
@@ -118,7 +125,7 @@ def recompute_here(x):
 
 
 for _helper in (trip_count, in_range, _copy_rows, push, reserve, array_tape, tape_push, tape_pop, conform,
-                stop_gradient, recompute_here):
+                stop_gradient, recompute_here, parallel_pays):
     register_jitable(_helper)
 
 

@@ -43,8 +43,10 @@ def run(tree, ctx, job):
 
 
 class Outliner:
-    def __init__(self, fn, ctx):
-        self.fn, self.ctx = fn, ctx
+    """Makes functions of loop nests; ``suffix`` names them (``<function><suffix><k>``)."""
+
+    def __init__(self, fn, ctx, suffix=OUTLINED_LOOPS):
+        self.fn, self.ctx, self.suffix = fn, ctx, suffix
         self.shared = {}            # canonical text of a nest -> its helper's name
         self.count = 0
         # how often the function mentions each name (a nest's names mentioned more often than in the
@@ -80,7 +82,7 @@ class Outliner:
         helper = self.shared.get(key)
         if helper is None:
             self.count += 1
-            helper = f"{self.fn.name}{OUTLINED_LOOPS}{self.count}"
+            helper = f"{self.fn.name}{self.suffix}{self.count}"
             self.shared[key] = helper
             args = gast.arguments(args=[name(p, store=False) for p in params], posonlyargs=[], vararg=None,
                                   kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
