@@ -117,6 +117,24 @@ def shrinking(x):
     return total
 
 
+# products of an array nothing writes, taken in a loop: computed again in the sweep, not taped
+def rank_two_rows(a, b, alpha):
+    c = np.zeros((a.shape[0], a.shape[0]))
+    for i in range(a.shape[0]):
+        for k in range(a.shape[1]):
+            c[i, :i + 1] += a[:i + 1, k] * alpha * b[i, k] + b[:i + 1, k] * alpha * a[i, k]
+    return np.sum(np.sin(c) * c)
+
+
+def scaled_rows(x, w):
+    out = np.zeros(x.shape[1])
+    for i in range(x.shape[0]):
+        t = -w * 2.0 + 1.0          # the same each time: loop-invariant, and of an unwritten array
+        s = x[i] * w - t            # taken again in the sweep
+        out += np.tanh(s) * s[0]
+    return np.sum(out * out)
+
+
 def regrown(x, w):
     y = x[1:]
     for _ in range(2):
@@ -177,6 +195,8 @@ CASES = [
     (tanh_matvec, lambda r, n: (r.normal(size=(n, n + 1)), r.normal(size=n + 1))),
     (leapfrog_parts, lambda r, n: (r.normal(size=(n, n + 1)), r.normal(size=(n, n + 1)), 1.5)),
     (regrown, lambda r, n: (r.normal(size=n), r.normal(size=2))),
+    (rank_two_rows, lambda r, n: (r.normal(size=(n, n - 1)), r.normal(size=(n, n - 1)), 1.5)),
+    (scaled_rows, lambda r, n: (r.normal(size=(n, 4)), r.normal(size=4))),
 ]
 
 
@@ -218,6 +238,16 @@ def test_values_read_and_overwritten_are_still_saved():
     # the adjoint of sin reads u[:-2], which the next iteration overwrites
     assert "tape_push" in _shown(nonlinear_update, "f8[:]")
     assert "_tape_u" in _shown(gauss_seidel, "f8[:]")
+
+
+def test_arithmetic_on_arrays_nothing_writes_is_computed_again_not_saved():
+    text = _shown(rank_two_rows, "f8[:, :]; f8[:, :]; f8")
+    assert "tape" not in text
+    sweep = text.split("# adjoint sweep")[1]
+    assert re.search(r"_t\d+ = b\[:i \+ 1, k\]", sweep)      # taken again where the adjoint reads it
+    text = _shown(scaled_rows, "f8[:, :]; f8[:]")
+    assert "_tape_s" not in text
+    assert text.count("rt.tape_push(") == 1     # tanh(s) only: an elementary function costs more than a copy
 
 
 def test_a_loop_bound_by_an_arrays_shape_does_not_save_its_writes():

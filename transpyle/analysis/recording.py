@@ -140,6 +140,7 @@ class Recording:
         """Loop-invariant values (same in every iteration: never saved) and scalar temporaries that the
         adjoint sweep can recompute from restored operands instead of reading from a tape."""
         self.invariant, self.recompute, self.recompute_reads = set(), {}, {}
+        self.invariant_names = set()
         self.written_anywhere = self.changed_in(self.tree.body)
         reads = {}
         for n in gast.walk(gast.Module(body=self.tree.body, type_ignores=[])):
@@ -161,6 +162,7 @@ class Recording:
                     if not operands & self.changed_in([outer_loop]) and not isinstance(s.value, gast.Name) \
                             and var not in self.aliases.written_in([outer_loop]):
                         self.invariant.add(id(s))
+                        self.invariant_names.add(var)
                     elif var in self.decisions:
                         continue        # a branch taken is recorded, never evaluated again
                     else:
@@ -184,10 +186,14 @@ class Recording:
         # arrays: only views, which cost nothing to take again. A view of a buffer written in place sees,
         # when taken again in the sweep, the contents of its use: the writes after it are undone by then.
         # (Saving it would keep a reference or a copy, and a copy would miss the undoing.)
+        # An elementwise expression of arrays that nothing writes, and of numbers, costs one pass to
+        # compute again, as a tape costs one copy to push, and keeps no memory per iteration
+        # (``b[:i + 1, k] * alpha`` in a loop over i and k).
         view = id(s) in self.aliases.view_of and not isinstance(s.value, gast.Name)
         if kind.is_array and not view and not (isinstance(s.value, gast.Subscript) and
                                                isinstance(s.value.value, gast.Name) and
-                                               s.value.value.id not in self.written_anywhere):
+                                               s.value.value.id not in self.written_anywhere) \
+                and not self.elementwise_of_unwritten(s.value, operands):
             return False
         if var in loaded_names(before) or isinstance(s.value, gast.Tuple):
             return False
@@ -202,6 +208,25 @@ class Recording:
                 return False
             seen += uses
         return seen == reads.get(var, 0)
+
+    def elementwise_of_unwritten(self, value, operands):
+        """Whether ``value`` is arithmetic on numbers, on arrays that no statement writes or rebinds, and on
+        values the same in every iteration (``operands``: the names it reads, with those of the
+        recomputed values it reads)."""
+        if not isinstance(value, (gast.BinOp, gast.UnaryOp)):
+            return False
+        for n in gast.walk(value):
+            if not isinstance(n, (gast.BinOp, gast.UnaryOp, gast.Name, gast.Constant, gast.Load, gast.operator,
+                                  gast.unaryop)):
+                return False
+        for v in operands:
+            kind = self.kind(v)
+            if not isinstance(kind, Kind):
+                return False
+            if kind.is_array and v in self.written_anywhere and v not in self.recompute_reads and \
+                    v not in self.invariant_names:
+                return False
+        return True
 
     def find_fixed_shapes(self):
         """Arrays whose values all have one shape: the arguments, and names whose every definition
