@@ -7,7 +7,6 @@ large arrays therefore runs with BLAS limited to one thread, through threadpoolc
 BLAS library loaded in the process (NumPy's and SciPy's, the one Numba calls). Small calls skip the
 limit: BLAS does not thread small products, and setting the limit costs a few microseconds.
 """
-
 import numpy as np
 
 from ..base.naming import BLAS_CALL, DRIVER_PARALLEL_LOOP
@@ -29,8 +28,6 @@ def _threaded_blas():
         except Exception:         # threadpoolctl missing or unable to read the libraries: no limit
             _libraries = []
     return _libraries
-
-
 
 
 def threads_blas(text):

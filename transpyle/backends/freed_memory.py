@@ -22,6 +22,8 @@ import ctypes
 import os
 import sys
 
+from ..base.settings import switched_off
+
 #: blocks up to this size come from the heap (glibc's largest mmap threshold on 64-bit systems)
 MMAP_THRESHOLD = 32 << 20
 #: freed memory at the top of the heap up to this size stays with the process
@@ -36,7 +38,7 @@ _applied = None
 
 def _user_chose():
     """Whether the user set the allocator's thresholds, or turned this off."""
-    if os.environ.get("TRANSPYLE_KEEP_FREED_MEMORY", "1").strip().lower() in ("0", "false", "no", "off"):
+    if switched_off("TRANSPYLE_KEEP_FREED_MEMORY"):
         return True
     if "MALLOC_MMAP_THRESHOLD_" in os.environ or "MALLOC_TRIM_THRESHOLD_" in os.environ:
         return True

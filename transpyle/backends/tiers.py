@@ -37,7 +37,6 @@ The compile thread is quiet (``quiet_threads``): Numba's warnings and its ``catc
 otherwise reach, and undo, the warning state of the user's thread.
 """
 import ast
-import os
 import sys
 import threading
 import time
@@ -46,6 +45,7 @@ import weakref
 
 import numpy as np
 
+from ..base.settings import switched_off
 from .compile_time import CompileTimeWarning, seconds_setting, start
 from .quiet_threads import quiet
 
@@ -61,12 +61,12 @@ _RUNNING = weakref.WeakSet()       # the Tiered functions whose compile has not 
 
 def tiered():
     """Whether calls are tiered (``TRANSPYLE_TIERED``, on unless 0/false/no/off)."""
-    return (os.environ.get("TRANSPYLE_TIERED") or "1").strip().lower() not in ("0", "false", "no", "off")
+    return not switched_off("TRANSPYLE_TIERED")
 
 
 def notice_seconds():
     """Seconds of compiling after which one line is printed, or None for never."""
-    if (os.environ.get("TRANSPYLE_COMPILE_NOTICE") or "").strip().lower() in ("0", "off", "no", "false"):
+    if switched_off("TRANSPYLE_COMPILE_NOTICE"):
         return None
     return seconds_setting("TRANSPYLE_COMPILE_NOTICE", NOTICE_SECONDS)
 

@@ -18,7 +18,8 @@ partial ``P`` read off the template with ``g`` set to 1 (its rules are linear in
 On by default; ``TRANSPYLE_STRONG_ZEROS=0`` gives JAX's nan instead.
 """
 import ast
-import os
+
+from ..base.settings import switched_off
 
 #: the environment variable that turns strong zeros off (0, off, false, no)
 ENV = "TRANSPYLE_STRONG_ZEROS"
@@ -26,7 +27,7 @@ ENV = "TRANSPYLE_STRONG_ZEROS"
 
 def enabled():
     """Whether zero cotangents and tangents are strong (the environment's setting; on unless turned off)."""
-    return os.environ.get(ENV, "1").strip().lower() not in ("0", "off", "false", "no")
+    return not switched_off(ENV)
 
 
 def _reads_g(template):

@@ -283,3 +283,8 @@ def buffer_roots(fn, kinds):
 
 _PENDING = object()
 
+
+def loaded_index(index):
+    """``index`` with a Load context: a store's index picks the same element as a load's (their dumps compare
+    equal)."""
+    return gast.Tuple(elts=index.elts, ctx=gast.Load()) if isinstance(index, gast.Tuple) else index

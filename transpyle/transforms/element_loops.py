@@ -26,7 +26,6 @@ off (the statements stay NumPy expressions, as the NumPy backend and transforms 
 them).
 """
 import copy
-import os
 
 import gast
 
@@ -35,6 +34,7 @@ from ..base.ast_utils import is_comment, is_new_axis, name, parse_expr, subscrip
 from ..base.errors import TranspileError
 from ..base.kinds import Kind
 from ..base.naming import ELEMENT_INDEX, ELEMENT_LOCALS
+from ..base.settings import switched_off
 from ..analysis.shapes import ONE
 from . import adjoint_buffers, loop_fusion
 from .element_forms import (assign_to, buffer_roots, element_at, elementwise, float_array, index_at, is_operand,
@@ -46,7 +46,7 @@ OPERAND, OUT, ELEMENT, NEW, REDUCED = ELEMENT_LOCALS
 
 def enabled():
     """``TRANSPYLE_ELEMENT_LOOPS=0`` keeps elementwise statements as NumPy expressions everywhere."""
-    return os.environ.get("TRANSPYLE_ELEMENT_LOOPS", "1").strip().lower() not in ("0", "off", "false", "no")
+    return not switched_off("TRANSPYLE_ELEMENT_LOOPS")
 
 
 def run(tree, ctx, job):

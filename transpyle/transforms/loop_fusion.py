@@ -20,7 +20,7 @@ import gast
 
 from ..base.ast_utils import is_comment, name
 from ..base.naming import ELEMENT_INDEX_NAME
-from .element_forms import buffer_roots, range_axis
+from .element_forms import buffer_roots, loaded_index, range_axis
 
 
 def fuse_loops(fn, kinds, shapes):
@@ -141,12 +141,7 @@ def _accesses(body):
             if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name):
                 indices, writes = arrays.get(node.value.id, ([], False))
                 written = isinstance(node.ctx, gast.Store) or isinstance(s, gast.AugAssign) and node is s.target
-                arrays[node.value.id] = (indices + [gast.dump(_loaded(node.slice))], writes or written)
+                arrays[node.value.id] = (indices + [gast.dump(loaded_index(node.slice))], writes or written)
                 indexed.add(id(node.value))
     bare = {n.id for s in body for n in gast.walk(s) if isinstance(n, gast.Name) and id(n) not in indexed}
     return stored, bare, arrays
-
-
-def _loaded(index):
-    """``index`` with a Load context (a store's index picks the same element as a load's)."""
-    return gast.Tuple(elts=index.elts, ctx=gast.Load()) if isinstance(index, gast.Tuple) else index

@@ -58,6 +58,8 @@ import gast
 
 from ..base.ast_utils import is_comment, name, to_source
 from ..base.naming import BLAS_CALL, ELEMENT_INDEX_NAME, PARALLEL_LOOPS
+from ..base.settings import switched_off
+from .element_forms import loaded_index
 from .outline_loops import Outliner
 
 #: the functions a parallel nest may call: functions of numbers, with no effect besides their value
@@ -105,7 +107,7 @@ def _small_integer(node):
 
 def enabled():
     """``TRANSPYLE_PARALLEL_LOOPS=0`` keeps every element loop serial."""
-    return os.environ.get("TRANSPYLE_PARALLEL_LOOPS", "1").strip().lower() not in ("0", "off", "false", "no")
+    return not switched_off("TRANSPYLE_PARALLEL_LOOPS")
 
 
 def fewest():
@@ -198,7 +200,7 @@ def _independent_iterations(nest, mentions):
             if isinstance(t, gast.Subscript):
                 if not isinstance(t.value, gast.Name):
                     return False
-                index = gast.dump(_loaded(t.slice))
+                index = gast.dump(loaded_index(t.slice))
                 if written.setdefault(t.value.id, index) != index or not _indexes_by(t.slice, outer):
                     return False
             elif not isinstance(t, gast.Name):
@@ -231,16 +233,12 @@ def _indexes_by(index, outer):
     return any(isinstance(p, gast.Name) and p.id == outer for p in parts)
 
 
-def _loaded(index):
-    return gast.Tuple(elts=index.elts, ctx=gast.Load()) if isinstance(index, gast.Tuple) else index
-
-
 def _arrays_touched_at(nest, written):
     """Whether every mention of a written array in ``nest`` is at its written index or its ``.shape``."""
     seen = set()
     for node in gast.walk(nest):
         if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) and node.value.id in written:
-            if gast.dump(_loaded(node.slice)) != written[node.value.id]:
+            if gast.dump(loaded_index(node.slice)) != written[node.value.id]:
                 return False
             seen.add(id(node.value))
         elif isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name) and node.attr == "shape":
