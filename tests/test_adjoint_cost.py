@@ -326,15 +326,17 @@ def test_adjoint_reads_tell_values_from_bindings_and_shapes():
 
 def test_symbolic_shapes_of_slices_and_broadcasts():
     fn = _function("def f(u, w, b):\n    p = u[:-2]\n    q = u[2:]\n    r = u[1:-1]\n    s = p + 2.0 * q\n"
-                   "    h = w + b\n    m = w @ w\n")
+                   "    h = w + b\n    m = w @ w\n    k = np.zeros_like(h)\n    j = 2.0 * h\n")
     kinds = {"u": Kind("float64", 1), "w": Kind("float64", 2), "b": Kind("float64", 1)}
-    for v in "pqrsh":
-        kinds[v] = Kind("float64", 2 if v == "h" else 1)
+    for v in "pqrshkj":
+        kinds[v] = Kind("float64", 2 if v in "hkj" else 1)
     kinds["m"] = Kind("float64", 2)
     shapes = Shapes(fn, kinds)
     assert shapes.same("p", "q") and shapes.same("q", "r") and shapes.same("s", "r")
     assert not shapes.same("p", "u")
-    assert shapes.of.get("h") is None            # b's length is not known to be w's
+    # b's length is not known to be w's: h has axes of its own, which the arrays made like it share
+    assert shapes.of["h"] == (("of", "h", 0), ("of", "h", 1)) and not shapes.same("h", "w")
+    assert shapes.same("h", "k") and shapes.same("j", "k")
     assert shapes.of["m"] == (("axis", "w", 0, 0), ("axis", "w", 1, 0))
 
 
@@ -362,3 +364,22 @@ def test_statements_with_no_adjoint_in_the_analysis(backend):
     # a branch left holding only `pass` (the jumps pass) is a statement the to-be-recorded analysis skips
     for x in (0.2, -0.9, 2.0):
         check_grad(skips_with_continue, (x,), backend=backend)
+
+
+def test_axes_of_a_name_hold_only_while_it_is_not_rebound():
+    # t has one definition, but it is made again each iteration: v, made like t once, is read after t changed
+    fn = _function("def f(x, n):\n    for i in range(n):\n        t = x[:i] * 2.0\n"
+                   "        if i == 1:\n            v = np.zeros_like(t)\n            y = v + t\n        z = v + t\n")
+    kinds = {"x": Kind("float64", 1), "n": Kind("int64", 0), "i": Kind("int64", 0)}
+    for v in "vtyz":
+        kinds[v] = Kind("float64", 1)
+    shapes = Shapes(fn, kinds)
+    # v is read in later iterations too, where t has changed: neither v nor z has t's axes
+    assert not shapes.same("v", "t") and not shapes.same("z", "t") and not shapes.same("z", "v")
+    # written into in place, an array keeps its axes
+    fn = _function("def f(w, b):\n    h = w + b\n    k = np.zeros_like(h)\n    k += h\n    m = k * 2.0\n")
+    kinds = {"w": Kind("float64", 2), "b": Kind("float64", 1)}
+    for v in "hkm":
+        kinds[v] = Kind("float64", 2)
+    shapes = Shapes(fn, kinds)
+    assert shapes.same("m", "h") and shapes.same("k", "h")

@@ -8,13 +8,15 @@ Each axis length is a term:
   an argument of length n has ``n - 2``, as have ``u[:-2]`` and ``u[2:]``);
 - ``("span", term, lower, upper)``: a slice with computed bounds (``a[:i + 1]``, ``x[k:k + m]``) of an
   axis of length ``term``, the bounds written as their source (index arithmetic of integer names);
-- ``ONE``: an axis of length one, as reductions with ``keepdims=True`` and ``x[:, None]`` make.
+- ``ONE``: an axis of length one, as reductions with ``keepdims=True`` and ``x[:, None]`` make;
+- ``("of", v, k)``: axis k of a name ``v`` defined once by a value of unknown shape: the arrays made like
+  it (``np.empty(v.shape)``, ``np.zeros_like(v)``, ``2.0 * v``) share it, as long as ``v`` is not rebound.
 
 An integer index drops the axis, and an elementwise operation has the broadcast of its operands'
 shapes (a number changes nothing, an axis of length one takes the other operands' length). An array
 made with a shape of axis lengths (``np.zeros((ny, nx))`` with ``ny, nx = u.shape``, each length name
-defined once) has those axes. Anything else (a shape read from data, a reshape) is unknown (``None``),
-and unknown never equals anything.
+defined once) has those axes, as has a reshape to them. Anything else (a shape read from data) is
+unknown (``None``), and unknown never equals anything.
 
 A span term is only as good as the names in its bounds: it holds for a name defined once whose every
 read comes later in the block of its definition (or blocks nested there) with nothing between that
@@ -39,6 +41,8 @@ from .places import assignments
 _SHAPE_OF_FIRST = ("np.copy", "np.zeros_like", "np.ones_like", "np.empty_like", "np.full_like")
 #: functions whose result has the shape given first
 _MADE_WITH_SHAPE = ("np.zeros", "np.ones", "np.empty")
+#: reshapes to a shape given second (whose result has that shape, or the call raises)
+_RESHAPES = ("rt.reshape", "np.reshape", "rt.reshape_copy")
 #: reductions with ``axis`` and ``keepdims`` (NumPy's and the run-time helpers they are emitted as)
 _REDUCTIONS = ("np.sum", "np.mean", "np.max", "np.min", "np.prod")
 #: an axis of length one
@@ -51,6 +55,7 @@ class Shapes:
     def __init__(self, tree, kinds, lengths=None):
         """``lengths``: the equal argument axes the code is specialized for (``Context.arg_lengths``)."""
         self.kinds = kinds
+        self.unknown = set()            # names whose shape is unknown for good
         self.facts = AxisFacts()        # learned by the caller, statement by statement (``learn``)
         lengths = lengths or {}
         self.of = {}
@@ -62,7 +67,7 @@ class Shapes:
                 # an axis is named by the first argument axis of its length where the code is specialized
                 axes = lengths.get(a.id) or tuple((a.id, k) for k in range(kind.ndim))
                 initial[a.id] = self.of[a.id] = tuple(("axis", arg, k, 0) for arg, k in axes)
-        self.positions = _Positions(tree)
+        self.positions = _Positions(tree, kinds)
         defs = {}
         for s in assignments(tree.body):
             t = s.targets[0]
@@ -76,7 +81,7 @@ class Shapes:
                              if len(values) == 1 and _is_axis_length(values[0])}
         # optimistic fixed point: a name not yet known is left out; a name whose definitions disagree,
         # or one of which is unknown, becomes unknown for good
-        unknown = set()
+        unknown = self.unknown
         changed = True
         while changed:
             changed = False
@@ -90,6 +95,9 @@ class Shapes:
                         continue
                     shapes = [s for s in shapes if s is not _PENDING]
                 first = shapes[0] if shapes else None
+                if first is None and shapes == [None] and len(values) == 1:
+                    first = self.opaque(v)
+                    shapes = [first]
                 if first is not None and _bound_names(first) and not self.positions.span_holds(v, _bound_names(first)):
                     first = None
                 if first is None or any(s != first for s in shapes):
@@ -110,6 +118,14 @@ class Shapes:
         for v, values in defs.items():
             if v in self.of and len(values) == 1:
                 self.witnesses[v] = values[0]
+
+    def opaque(self, v):
+        """The shape of an array defined once by a value of unknown shape (a reshape of data, a product of
+        stacks): its own axes, ``("of", v, k)``, which the arrays made like it share; None for a non-array."""
+        kind = self.kinds.get(v)
+        if not isinstance(kind, Kind) or kind.ndim == 0:
+            return None
+        return tuple(("of", v, k) for k in range(kind.ndim))
 
     def learn(self, stmt):
         """Take in the axis lengths ``stmt`` shows equal once it has run (``axis_facts``)."""
@@ -164,7 +180,7 @@ class Shapes:
             return ()
         if node.id in self.of:
             return self.of[node.id]
-        return _PENDING
+        return None if node.id in self.unknown else _PENDING
 
     def shape_of(self, value):
         """The symbolic shape of an expression: a name, a basic part, an elementwise operation (nested
@@ -190,6 +206,12 @@ class Shapes:
                 return self.given_shape(shape)            # np.zeros((ny, nx)) with ny, nx = u.shape
             if func == "rt.unbroadcast" and len(value.args) == 2:
                 return self.shape_of(value.args[1])
+            if func == "np.outer" and len(value.args) == 2:
+                return _outer_shape(self.shape_of(value.args[0]), self.shape_of(value.args[1]))
+            if func in _RESHAPES and len(value.args) == 2:
+                return self.written_shape(value.args[1])
+            if isinstance(value.func, gast.Attribute) and value.func.attr == "reshape" and len(value.args) == 1:
+                return self.written_shape(value.args[0])            # x.reshape(shape)
         if isinstance(value, gast.BinOp) and isinstance(value.op, gast.MatMult) or \
                 isinstance(value, gast.Call) and dotted(value.func) == "np.dot" and len(value.args) == 2:
             a, b = (value.left, value.right) if isinstance(value, gast.BinOp) else value.args
@@ -211,11 +233,20 @@ class Shapes:
             return _PENDING
         return _broadcast(shapes)
 
+    def written_shape(self, shape):
+        """A shape as a reshape is given it: ``x.shape`` (that name's shape) or axis lengths (``given_shape``)."""
+        if isinstance(shape, gast.Attribute) and shape.attr == "shape" and isinstance(shape.value, gast.Name):
+            return self.name_shape(shape.value)
+        return self.given_shape(shape)
+
     def given_shape(self, shape):
         """The shape written as a tuple of (or one) integer names each defined once as an axis length
         (``n = x.shape[0]``), else None."""
         terms = []
         for n in shape.elts if isinstance(shape, gast.Tuple) else [shape]:
+            if isinstance(n, gast.Constant) and type(n.value) is int and n.value == 1:
+                terms.append(ONE)
+                continue
             read = self.length_reads.get(n.id) if isinstance(n, gast.Name) else None
             if read is None or not self.integer(n):
                 return None
@@ -302,7 +333,8 @@ class Shapes:
 class _Positions:
     """Where each name is defined and read, by block, for ``span_holds``."""
 
-    def __init__(self, tree):
+    def __init__(self, tree, kinds):
+        self.kinds = kinds
         self.defs = {}      # name -> [(block id, index)]
         self.blocks = {}    # block id -> the statements
         self.reads = {}     # name -> [{block id: index of the statement of that block holding the read}]
@@ -327,6 +359,16 @@ class _Positions:
         for a in tree.args.args:
             self.defs.setdefault(a.id, []).append(None)
 
+    def rebound(self, stmts):
+        """The names ``stmts`` bind anew: stored names, less arrays added into in place (``bw += g``)."""
+        out = stored_names(stmts)
+        for n in gast.walk(gast.Module(body=list(stmts), type_ignores=[])):
+            if isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name):
+                kind = self.kinds.get(n.target.id)
+                if isinstance(kind, Kind) and kind.ndim > 0:
+                    out.discard(n.target.id)
+        return out
+
     def span_holds(self, var, bound):
         """Whether every read of ``var`` comes after a definition of it in the block of that definition
         (or a block nested there), with no statement between rebinding ``var`` or a name of ``bound``.
@@ -336,7 +378,7 @@ class _Positions:
             return False
         for here in self.reads.get(var, []):
             if not any(here.get(block) is not None and k < here[block] and
-                       not stored_names(self.blocks[block][k + 1:here[block] + 1]) & (bound | {var})
+                       not self.rebound(self.blocks[block][k + 1:here[block] + 1]) & (bound | {var})
                        for block, k in defs):
                 return False
         return True
@@ -361,6 +403,8 @@ def _bound_names(shape):
             for key in term[2:]:
                 out |= key[1] if key is not None else set()
             term = term[1]
+        if term and term[0] == "of":
+            out.add(term[1])            # the axes of a name hold while that name is not rebound
     return out
 
 
@@ -392,6 +436,15 @@ def _broadcast(shapes):
             return None
         out.append(terms.pop() if terms else ONE)
     return tuple(out)
+
+
+def _outer_shape(a, b):
+    """The shape of the outer product of two vectors."""
+    if a is _PENDING or b is _PENDING:
+        return _PENDING
+    if a is None or b is None or len(a) != 1 or len(b) != 1:
+        return None
+    return a + b
 
 
 def _product_shape(a, b):

@@ -32,13 +32,22 @@ def _matmul_source(ra, rb, cast_a, cast_b, loop_kernel, boolean):
     depth = max(la, lb)
     lines = ["def impl(a, b):",
              "    A = np.ascontiguousarray(a)" + (".astype(out_dtype)" if cast_a else ""),
-             "    B = np.ascontiguousarray(b)" + (".astype(out_dtype)" if cast_b else ""),
-             f"    n = {'A.shape[%d]' % (ra - 2) if ra >= 2 else '1'}",
-             f"    k = A.shape[{ra - 1}]",
-             f"    kb = B.shape[{rb - 2 if rb >= 2 else 0}]",
-             f"    m = {'B.shape[%d]' % (rb - 1) if rb >= 2 else '1'}",
-             "    if k != kb:",
-             "        raise ValueError('matmul: the last dimension of a differs from the rows of b')"]
+             "    B = np.ascontiguousarray(b)" + (".astype(out_dtype)" if cast_b else "")]
+    if ra >= 3 and rb == 2 and not loop_kernel:
+        # a stack times one matrix is one product: the stack's rows, all of them, times b (one gemm, where a
+        # call per matrix of the stack pays BLAS's overhead each time)
+        batch = [f"A.shape[{j}]" for j in range(ra - 1)]
+        lines += [f"    if A.shape[{ra - 1}] != B.shape[0]:",
+                  "        raise ValueError('matmul: the last dimension of a differs from the rows of b')",
+                  f"    out = np.dot(A.reshape(({_product_of(batch)}, A.shape[{ra - 1}])), B)",
+                  f"    return out.reshape(({', '.join(batch)}, B.shape[1]))"]
+        return "\n".join(lines)
+    lines += [f"    n = {'A.shape[%d]' % (ra - 2) if ra >= 2 else '1'}",
+              f"    k = A.shape[{ra - 1}]",
+              f"    kb = B.shape[{rb - 2 if rb >= 2 else 0}]",
+              f"    m = {'B.shape[%d]' % (rb - 1) if rb >= 2 else '1'}",
+              "    if k != kb:",
+              "        raise ValueError('matmul: the last dimension of a differs from the rows of b')"]
     # the batch dimensions, aligned from the right: operand dimension j of a sits at output position
     # j + depth - la (the missing leading ones count as length 1)
     out_dims = []

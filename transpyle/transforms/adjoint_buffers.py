@@ -12,9 +12,9 @@ the function's straight-line statements (any array made by ``np.zeros`` qualifie
   loop reading it (``rt.conform(b_t3, s)``) tests the array it was made like, and the NumPy form the loop
   falls back to (``b_t3 * w``) reads it as that number filling the shape (``np.full``).
 - covered by its first write: where the first statement after the allocation that touches the array
-  is a loop nest over all of its elements adding into each one (``ba[_e0, _e1] += E``), nothing needs
-  the zeros: the array is made with ``np.empty`` and the loop assigns (``ba[_e0, _e1] = E``), one pass
-  over it instead of two.
+  is a loop nest over all of its elements adding into each one (``ba[_e0, _e1] += E``), or adds into all
+  of it at once (``b_t1 += E``), nothing needs the zeros: the array is made with ``np.empty`` and the
+  write assigns (``ba[_e0, _e1] = E``, ``b_t1[...] = E``), one pass over it instead of two.
 
 Anything else that reads the array (a view of it, a call it is passed to, a read before the write)
 leaves it as it is.
@@ -191,6 +191,14 @@ def _assign_first_write(fn, i, var, uses, kinds):
     at the loops' indices in order, from values that do not read ``var``."""
     alloc = fn.body[i]
     s = next((s for s in fn.body[i + 1:] if _mentions(s, var)), None)
+    if isinstance(s, gast.AugAssign) and isinstance(s.op, gast.Add) and isinstance(s.target, gast.Name) and \
+            s.target.id == var and not _mentions(s.value, var):
+        # the whole array at once (``b_t1 += g``, as broadcasting stays NumPy's): written in place
+        fn.body[fn.body.index(s)] = gast.Assign(
+            targets=[gast.Subscript(value=name(var, store=True), slice=gast.Constant(value=Ellipsis, kind=None),
+                                    ctx=gast.Store())], value=s.value, type_comment=None)
+        _make_empty(alloc)
+        return True
     indices, body = [], [s]
     while len(body) == 1 and isinstance(body[0], gast.For):
         loop = body[0]
@@ -213,9 +221,14 @@ def _assign_first_write(fn, i, var, uses, kinds):
     if [e.id if isinstance(e, gast.Name) else None for e in elts] != indices:
         return False
     body[body.index(w)] = gast.Assign(targets=[w.target], value=w.value, type_comment=None)
+    _make_empty(alloc)
+    return True
+
+
+def _make_empty(alloc):
+    """The allocation ``x = np.zeros...(...)`` made with ``np.empty...``: its first write covers it."""
     alloc.value.func = gast.Attribute(value=name("np"), attr="empty_like" if dotted(alloc.value.func) ==
                                       "np.zeros_like" else "empty", ctx=gast.Load())
-    return True
 
 
 def _covers(it, var, axis, alloc, uses):

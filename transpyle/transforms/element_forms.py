@@ -17,10 +17,14 @@ from .fuse import _MATH
 
 #: calls whose result is a new buffer
 _FRESH = {"np.zeros", "np.ones", "np.empty", "np.full", "np.copy", "np.zeros_like", "np.ones_like",
-          "np.empty_like", "np.full_like", "np.eye", "np.dot", "np.outer", "np.matmul",
+          "np.empty_like", "np.full_like", "np.eye", "np.dot", "np.outer", "np.matmul", "rt.matmul",
           "rt.sum_axis", "rt.mean_axis", "rt.prod_axis", "rt.max_axis", "rt.min_axis"}
 _ARITHMETIC = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow, gast.FloorDiv, gast.Mod)
 _COMPARISONS = (gast.Eq, gast.NotEq, gast.Lt, gast.LtE, gast.Gt, gast.GtE)
+#: calls whose result is a view of their first argument or a new array: its root, either way
+_VIEW_OR_COPY = {"rt.reshape", "np.reshape", "np.ravel", "np.transpose", "np.swapaxes", "np.expand_dims",
+                 "np.squeeze", "np.ascontiguousarray", "np.asarray"}
+_VIEW_OR_COPY_METHODS = {"reshape", "ravel", "transpose", "swapaxes", "squeeze", "view"}
 #: the root of every argument: a caller may pass the same array twice
 _ARGUMENTS = "<arguments>"
 
@@ -247,6 +251,8 @@ def buffer_roots(fn, kinds):
             return roots.get(value.id, _PENDING if value.id not in unknown else None)
         if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):
             return root_of(value.value, var)
+        if isinstance(value, gast.Attribute) and value.attr == "T":
+            return root_of(value.value, var)
         if isinstance(value, (gast.BinOp, gast.UnaryOp, gast.Compare)):
             return var
         if isinstance(value, gast.Call):
@@ -257,6 +263,11 @@ def buffer_roots(fn, kinds):
                 return found.pop() if len(found) == 1 else None
             if func == "rt.unbroadcast":
                 return root_of(value.args[0], var)         # g itself where no axis is summed
+            if func in _VIEW_OR_COPY and value.args:
+                return root_of(value.args[0], var)
+            if isinstance(value.func, gast.Attribute) and value.func.attr in _VIEW_OR_COPY_METHODS \
+                    and func not in _FRESH:
+                return root_of(value.func.value, var)
             if func in _FRESH or elementwise(value) and not is_operand(value):
                 return var
         return None
