@@ -38,11 +38,16 @@ def test_the_adjoint_of_a_sum_is_a_number_and_rank_one_updates_share_one_pass():
 def test_a_sum_along_an_axis_is_not_fused_with_its_readers():
     text = transpyle.show(softmax, args=(np.ones((3, 4)), np.ones((3, 4))))
     sweep = text.split("# adjoint sweep")[1]
-    # the row sums b_t2[_e0, 0] are complete before be reads them: their loops stay apart
-    nests = re.split(r"\n    (?:for _e0|if rt\.parallel_pays)", sweep)
-    for nest in nests:
-        if re.search(r"b_t2\[_e0, 0\] \+=", nest):
-            assert "+= b_t2[_e0, 0]" not in nest
+    # the row sums b_t2[_e0, 0] are complete before be reads them: the loops over a row's elements stay
+    # apart (the loops over rows share one, a row at a time: row fusion)
+    rows = re.split(r"\n    (?:for _e0|if rt\.parallel_pays)", sweep)
+    assert sum(1 for nest in rows if "b_t2[_e0, 0] +=" in nest) == 1
+    inner = re.split(r"\n        for _e1", sweep)
+    assert any("b_t2[_e0, 0] +=" in loop for loop in inner)
+    for loop in inner:
+        if "b_t2[_e0, 0] +=" in loop:
+            assert "+= b_t2[_e0, 0]" not in loop
+    assert any("+= b_t2[_e0, 0]" in loop for loop in inner)
 
 
 # ---- values: many patterns, both backends, finite differences --------------------------------------
@@ -116,6 +121,35 @@ def outer_updates(a, x, y):
     return np.sum(c * c) + np.sum(b)
 
 
+def layer_norm(x, w):
+    mu = np.mean(x, axis=1, keepdims=True)
+    d = x - mu
+    v = np.mean(d * d, axis=1, keepdims=True)
+    return np.sum(d / np.sqrt(v + 1e-3) * w)
+
+
+def logsumexp_rows(x):
+    m = np.max(x, axis=1, keepdims=True)
+    return np.sum(np.log(np.sum(np.exp(x - m), axis=1)) + m[:, 0])
+
+
+def columns_normalized(x, w):
+    s = np.sum(x * x, axis=0, keepdims=True)
+    return np.sum(x / np.sqrt(s + 1.0) * w)
+
+
+def differences_of_rows(x):
+    d = x[1:] - x[:-1]
+    r = np.sum(d * d, axis=1, keepdims=True)
+    return np.sum(d / (1.0 + r)) + np.sum(x[:-1] * d)
+
+
+def sums_along_the_last_of_three(x):
+    s = np.sum(x * x, axis=2, keepdims=True)
+    t = x / (1.0 + s)
+    return np.sum(t * np.sum(t, axis=1, keepdims=True))
+
+
 CASES = [
     (sum_of_product, lambda r, n, m: (r.normal(size=n), r.normal(size=n)), (0, 1)),
     (two_rank_one, lambda r, n, m: (r.normal(size=(n, m)), r.normal(size=m), r.normal(size=n)), (0, 1, 2)),
@@ -129,13 +163,18 @@ CASES = [
     (stencil_steps, lambda r, n, m: (r.normal(size=n + 3), 0.2), (0, 1)),
     (column_means, lambda r, n, m: (r.normal(size=(n, m)),), (0,)),
     (outer_updates, lambda r, n, m: (r.normal(size=(n, m)), r.normal(size=n), r.normal(size=m)), (0, 1, 2)),
+    # row fusion: nests over rows that sum a row and read the sum share their loop over rows
+    (layer_norm, lambda r, n, m: (r.normal(size=(n, m)), r.normal(size=(n, m))), (0, 1)),
+    (logsumexp_rows, lambda r, n, m: (r.normal(size=(n, m)),), (0,)),
+    (columns_normalized, lambda r, n, m: (r.normal(size=(n, m)), r.normal(size=(n, m))), (0, 1)),
+    (differences_of_rows, lambda r, n, m: (r.normal(size=(n + 1, m)),), (0,)),
+    (sums_along_the_last_of_three, lambda r, n, m: (r.normal(size=(n, m, 3)),), (0,)),
 ]
 
 
 @pytest.mark.numba
 @pytest.mark.parametrize("f, make, argnums", CASES, ids=[c[0].__name__ for c in CASES])
-def test_gradients_agree_with_the_numpy_backend_and_finite_differences(f, make, argnums):
-    rng = np.random.default_rng(11)
+def test_gradients_agree_with_the_numpy_backend_and_finite_differences(f, make, argnums, rng):
     compiled = transpyle.grad(f, argnums=argnums, backend="numba")
     reference = transpyle.grad(f, argnums=argnums, backend="numpy")
     jitted = transpyle.jit(f, backend="numba")
@@ -147,3 +186,21 @@ def test_gradients_agree_with_the_numpy_backend_and_finite_differences(f, make, 
             fd, noise = numerical_grad(f, args, argnums[k])
             np.testing.assert_allclose(g, fd, rtol=1e-5, atol=1e-7 + 10 * np.max(noise))
         np.testing.assert_allclose(jitted(*args), f(*args), rtol=1e-12)
+
+
+def test_nests_over_rows_share_one_loop_over_rows():
+    text = transpyle.show(transpyle.grad(layer_norm), args=(np.ones((3, 4)), np.ones((3, 4))))
+    sweep = text.split("# adjoint sweep")[1]
+    # the nests over a row (the product's adjoint, then the sum of the row that reads it) run in one
+    # loop over the rows, and so do those after the variance's adjoint
+    rows = re.split(r"\n    for _e0 in", sweep)[1:]
+    assert len(rows) == 2 and all(len(re.findall(r"\n        for _e1 in", r)) == 2 for r in rows)
+
+
+def test_a_sum_over_rows_keeps_the_loops_over_rows_apart():
+    text = transpyle.show(transpyle.grad(columns_normalized), args=(np.ones((3, 4)), np.ones((3, 4))))
+    sweep = text.split("# adjoint sweep")[1]
+    # the column sums (bs[0, _e1] += ..., over every row) are complete before any row reads them
+    for nest in re.split(r"\n    for _e0 in", sweep):
+        if re.search(r"\w+\[0, _e1\] \+=", nest):
+            assert not re.search(r"\+= \w+\[0, _e1\]", nest)

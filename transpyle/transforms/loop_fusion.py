@@ -15,10 +15,18 @@ and:
   and arguments, count as one) is mentioned in both only through one name, indexed by all the loop
   indices in order (``bm[_e0, 0] += ...``, a sum along ``_e1``, never fuses with a read of ``bm``);
 - no plain name that one nest assigns (a running sum, an element local) is mentioned by the other.
+
+Nests that fail that test may still share their outer loop (row fusion): the softmax adjoint's nests
+over rows and columns, some summing a row into ``b_t2[_e0, 0]`` and the next reading it. Where the outer
+loops have the same header and every buffer either nest writes is mentioned, in both, only through one
+name indexed by the outer loop's index at one position (``b_t2[_e0, 0]``, ``be[_e0, _e1]``), an iteration
+of either touches only its own row of those buffers: running both bodies, one after the other, in each
+iteration of one outer loop computes the same values, a row at a time, while the row is in cache. The
+merged body is fused again (its inner nests may now be neighbours over the same elements).
 """
 import gast
 
-from ..base.ast_utils import is_comment, name
+from ..base.ast_utils import dotted, is_comment, name
 from ..base.naming import ELEMENT_INDEX_NAME
 from .element_forms import buffer_roots, loaded_index, range_axis
 
@@ -40,17 +48,52 @@ class _Fusion:
             s = stmts[k]
             if isinstance(s, (gast.For, gast.While, gast.If)) and not _nest(s):
                 fused += self.block(s.body) + self.block(s.orelse)
-            # source-line comments between two nests go with the second one's statements
-            n = k + 1
-            while n < len(stmts) and is_comment(stmts[n]):
+            # source-line comments between two nests go with the second one's statements; for row
+            # fusion, statements between them that the first nest does not touch (the zeroed sums of the
+            # second) move before the first
+            n, between = k + 1, []
+            while n < len(stmts) and (is_comment(stmts[n]) or _element_loop(s) and _movable(stmts[n], s)):
+                if not is_comment(stmts[n]):
+                    between.append(stmts[n])
                 n += 1
-            if n < len(stmts) and self.fusible(s, stmts[n]):
+            if n < len(stmts) and not between and self.fusible(s, stmts[n]):
                 _inner(s)[1].extend(stmts[k + 1:n] + _inner(stmts[n])[1])
                 del stmts[k + 1:n + 1]
                 fused += 1
                 continue                # the next nest may fuse with this one too
+            if n < len(stmts) and self.rows_fusible(s, stmts[n]):
+                s.body.extend([t for t in stmts[k + 1:n] if is_comment(t)] + stmts[n].body)
+                del stmts[k + 1:n + 1]
+                stmts[k:k] = between
+                k += len(between)
+                fused += 1 + self.block(s.body)
+                continue
             k += 1
         return fused
+
+    def rows_fusible(self, a, b):
+        """Whether nests ``a`` and ``b`` may share their outer loop (row fusion, module docstring)."""
+        if not (_element_loop(a) and _element_loop(b) and a.target.id == b.target.id and
+                self.same_headers([(a.target.id, a.iter)], [(b.target.id, b.iter)])):
+            return False
+        one, two = _row_accesses(a.body, a.target.id), _row_accesses(b.body, b.target.id)
+        if one is None or two is None:
+            return False
+        (stored_a, bare_a, arrays_a), (stored_b, bare_b, arrays_b) = one, two
+        if stored_a & (bare_b | set(arrays_b)) or stored_b & (bare_a | set(arrays_a)):
+            return False
+        if any(v not in self.roots for v in list(arrays_a) + list(arrays_b)):
+            return False
+        written = {self.roots[v] for side in (arrays_a, arrays_b) for v, (_, writes) in side.items() if writes}
+        for root in written:
+            users = {v for v in list(arrays_a) + list(arrays_b) + list(bare_a | bare_b) if self.roots.get(v) == root}
+            if len(users) != 1 or users & (bare_a | bare_b):
+                return False
+            var = users.pop()
+            positions = {p for side in (arrays_a, arrays_b) for p in side.get(var, ([], False))[0]}
+            if len(positions) != 1 or None in positions:
+                return False
+        return True
 
     def same_headers(self, a, b):
         """Whether nests with headers ``a`` and ``b`` run over the same indices: the same targets and
@@ -71,6 +114,84 @@ class _Fusion:
         if not headers or not self.same_headers(headers, _nest(b)):
             return False
         return _independent(_inner(a), _inner(b)[1], self.roots)
+
+
+def _element_loop(s):
+    return isinstance(s, gast.For) and isinstance(s.target, gast.Name) and \
+        ELEMENT_INDEX_NAME.fullmatch(s.target.id) is not None and not s.orelse
+
+
+def _movable(stmt, nest):
+    """Whether ``stmt``, after ``nest``, may run before it: it binds a name the nest does not mention, from
+    NumPy and runtime functions (no tapes) of names the nest does not write (its shapes aside)."""
+    if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)):
+        return False
+    if any(isinstance(n, gast.Call) and (not (dotted(n.func) or "").startswith(("np.", "rt.")) or
+                                         "tape" in dotted(n.func)) for n in gast.walk(stmt.value)):
+        return False
+    written = set()
+    for n in gast.walk(nest):
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+            written.add(n.id)
+        elif isinstance(n, gast.Subscript) and isinstance(n.value, gast.Name) and isinstance(n.ctx, gast.Store):
+            written.add(n.value.id)
+        elif isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Subscript) and \
+                isinstance(n.target.value, gast.Name):
+            written.add(n.target.value.id)
+    shape_reads = {id(n.value) for n in gast.walk(stmt.value) if isinstance(n, gast.Attribute) and n.attr == "shape"}
+    read = {n.id for n in gast.walk(stmt.value) if isinstance(n, gast.Name) and id(n) not in shape_reads}
+    target = stmt.targets[0].id
+    return not read & written and not any(isinstance(n, gast.Name) and n.id == target for n in gast.walk(nest))
+
+
+def _row_accesses(body, index):
+    """(plain names assigned, names mentioned other than as an indexed array, {array: ([the position of
+    ``index`` among the array's indices, or None where it is not there once], whether it is written)}) of
+    ``body``, statements of assignments and element loops over them; None for anything else. Inner
+    loops' indices are rebound by their loops before any use, so they are not plain names assigned."""
+    stored, arrays, indexed, targets = set(), {}, set(), set()
+
+    def visit(stmts):
+        for s in stmts:
+            if is_comment(s):
+                continue
+            if _element_loop(s):
+                targets.add(s.target.id)
+                for node in gast.walk(s.iter):
+                    if isinstance(node, gast.Attribute) and node.attr == "shape":
+                        indexed.add(id(node.value))
+                if not visit(s.body):
+                    return False
+                continue
+            if not isinstance(s, (gast.Assign, gast.AugAssign)):
+                return False
+            for t in s.targets if isinstance(s, gast.Assign) else [s.target]:
+                if isinstance(t, gast.Name):
+                    stored.add(t.id)
+                elif not (isinstance(t, gast.Subscript) and isinstance(t.value, gast.Name)):
+                    return False
+            for node in gast.walk(s):
+                if isinstance(node, gast.Attribute) and node.attr == "shape":
+                    indexed.add(id(node.value))       # a shape: no element of the array
+                if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name):
+                    positions, writes = arrays.get(node.value.id, ([], False))
+                    written = isinstance(node.ctx, gast.Store) or isinstance(s, gast.AugAssign) and node is s.target
+                    arrays[node.value.id] = (positions + [_position(node.slice, index)], writes or written)
+                    indexed.add(id(node.value))
+        return True
+    if not visit(body):
+        return None
+    bare = {n.id for s in body for n in gast.walk(s) if isinstance(n, gast.Name) and id(n) not in indexed}
+    return stored, bare - targets, arrays
+
+
+def _position(index, var):
+    """Where the plain name ``var`` stands among the parts of ``index``, if it stands there once and no
+    other part mentions it; else None."""
+    parts = index.elts if isinstance(index, gast.Tuple) else [index]
+    at = [k for k, p in enumerate(parts) if isinstance(p, gast.Name) and p.id == var]
+    mentions = sum(1 for p in parts for n in gast.walk(p) if isinstance(n, gast.Name) and n.id == var)
+    return at[0] if len(at) == 1 and mentions == 1 else None
 
 
 def _nest(s):
