@@ -173,6 +173,21 @@ def softmax_loss(z):
     return np.sum(p * np.log(p + 1.0))
 
 
+def lower_triangle_of_products(d):
+    m = d.shape[1]
+    corr = np.eye(m)
+    for i in range(m - 1):
+        corr[i + 1:m, i] = d[:, i] @ d[:, i + 1:m]
+        corr[i, i + 1:m] = corr[i + 1:m, i]
+    return np.sum(corr * corr)
+
+
+def stacks_times_one_matrix(a, c):
+    nr, nq, k = a.shape
+    b = np.reshape(np.reshape(a, (nr, nq, 1, k)) @ c, (nr, nq, k))
+    return np.sum(b * b) + np.sum(np.tanh(np.swapaxes(a, 0, 1) @ c))
+
+
 CASES = [
     (diffusion, lambda r, n: (r.normal(size=n), 0.1)),
     (jacobi_2d, lambda r, n: (r.normal(size=(n, n + 1)),)),
@@ -197,6 +212,8 @@ CASES = [
     (regrown, lambda r, n: (r.normal(size=n), r.normal(size=2))),
     (rank_two_rows, lambda r, n: (r.normal(size=(n, n - 1)), r.normal(size=(n, n - 1)), 1.5)),
     (scaled_rows, lambda r, n: (r.normal(size=(n, 4)), r.normal(size=4))),
+    (lower_triangle_of_products, lambda r, n: (r.normal(size=(n + 2, n)),)),
+    (stacks_times_one_matrix, lambda r, n: (r.normal(size=(2, n, n - 1)), r.normal(size=(n - 1, n - 1)))),
 ]
 
 
@@ -248,6 +265,18 @@ def test_arithmetic_on_arrays_nothing_writes_is_computed_again_not_saved():
     text = _shown(scaled_rows, "f8[:, :]; f8[:]")
     assert "_tape_s" not in text
     assert text.count("rt.tape_push(") == 1     # tanh(s) only: an elementary function costs more than a copy
+
+
+def test_a_value_written_into_a_part_of_its_shape_is_not_saved():
+    # the product has the part's shape (np.eye(m) is m x m, the slices' spans agree): its adjoint needs no
+    # un-broadcasting, so neither the product nor the copy of the part is kept per iteration
+    assert "tape" not in _shown(lower_triangle_of_products, "f8[:, :]")
+
+
+def test_a_stack_times_one_matrix_is_one_product():
+    text = transpyle.show(stacks_times_one_matrix, mode="grad", argnums=(0, 1), kinds=("f8[:, :, :]", "f8[:, :]"))
+    # the matrix's adjoint sums the stack's products: one product of all rows, no product per matrix
+    assert "np.dot(rt.reshape(" in text and "rt.unbroadcast(rt.matmul" not in text
 
 
 def test_a_loop_bound_by_an_arrays_shape_does_not_save_its_writes():

@@ -149,3 +149,21 @@ def test_show_without_kinds_takes_the_common_reading_of_products():
     assert "a: float64[:, :], p: float64[:], r: float64[:]" in text.splitlines()[0]
     assert "read from the source, which fits several" in text.splitlines()[1] and "kinds='" in text.splitlines()[1]
     assert "x: float64[:], W: float64[:, :]" in transpyle.show(_layer).splitlines()[0]
+
+
+def spreads(x):
+    centred = x - np.mean(x, axis=0)
+    s = np.std(x, axis=0) + np.var(x, axis=1).sum()
+    return np.sum(centred * s)
+
+
+@pytest.mark.parametrize("mode", ["primal", "grad"])
+def test_calls_written_out_keep_the_line_they_were_called_on(mode):
+    """np.std and np.var are written out as means of squares: every statement they become says the line
+    of the call, never line 1 of the file."""
+    import inspect
+    first = inspect.getsourcelines(spreads)[1]
+    source = transpyle.show(spreads, mode=mode, args=(np.ones((3, 4)),))
+    lines = {int(n) for n in __import__("re").findall(r"# test_show\.py:(\d+):", source)}
+    assert lines and lines <= {first + 1, first + 2, first + 3}, lines
+    assert first + 2 in lines

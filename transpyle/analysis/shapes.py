@@ -206,6 +206,11 @@ class Shapes:
                 return self.given_shape(shape)            # np.zeros((ny, nx)) with ny, nx = u.shape
             if func == "rt.unbroadcast" and len(value.args) == 2:
                 return self.shape_of(value.args[1])
+            if func in ("np.eye", "np.identity") and len(value.args) <= 2 and \
+                    all(k.arg == "dtype" for k in value.keywords):
+                rows = value.args[0]                 # np.eye(n), np.eye(n, m): n x n, n x m
+                cols = value.args[1] if len(value.args) == 2 and func == "np.eye" else rows
+                return self.given_shape(gast.Tuple(elts=[rows, cols], ctx=gast.Load()))
             if func == "np.outer" and len(value.args) == 2:
                 return _outer_shape(self.shape_of(value.args[0]), self.shape_of(value.args[1]))
             if func in _RESHAPES and len(value.args) == 2:

@@ -98,10 +98,12 @@ def all_names(node):
     return {sub.id for n in nodes for sub in gast.walk(n) if isinstance(sub, gast.Name)}
 
 
-def set_location(node, lineno):
-    """Give ``node`` and every descendant without one the line number ``lineno``."""
+def set_location(node, lineno, every=False):
+    """Give ``node`` and every descendant without one (``every``: every descendant, as a call written out
+    from a template, whose nodes say the template's line 1, is the user's call) the line number ``lineno``."""
     for sub in gast.walk(node):
-        if getattr(sub, "lineno", None) is None and hasattr(sub, "_attributes") and "lineno" in sub._attributes:
+        if (every or getattr(sub, "lineno", None) is None) and hasattr(sub, "_attributes") and \
+                "lineno" in sub._attributes:
             sub.lineno = lineno
             sub.col_offset = 0
             sub.end_lineno = lineno

@@ -11,7 +11,7 @@ import numba
 import numpy as np
 
 from .. import rules
-from ..base.ast_utils import dotted, name, parse_expr
+from ..base.ast_utils import dotted, name, parse_expr, set_location
 from ..rules.common import StaticError
 from ..rules.matrices import composite, multi_output
 from ..rules.primitives import call_object
@@ -69,7 +69,7 @@ class LibraryCalls:
             except StaticError as exc:
                 raise self.ctx.error(node, str(exc), hint=exc.hint or "see docs/subset.md") from None
             if written is not None:      # already in canonical spellings, over resolved arguments
-                return gast.copy_location(written, node)
+                return gast.copy_location(set_location(written, node.lineno, every=True), node)
         parts = multi_output(obj)
         if parts is not None:
             return multi_output_call(node, *parts)
@@ -128,5 +128,5 @@ class LibraryCalls:
             except StaticError as exc:
                 raise self.ctx.error(node, str(exc), hint=exc.hint or "see docs/subset.md") from None
             if written is not None:
-                return gast.copy_location(written, node)
+                return gast.copy_location(set_location(written, node.lineno, every=True), node)
         return gast.copy_location(call, node)

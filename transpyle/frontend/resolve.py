@@ -19,7 +19,7 @@ import numpy as np
 from .. import runtime
 from ..base.arrays import library_object
 from ..base.errors import TranspileError
-from ..base.ast_utils import const, dotted, name, parse_expr, stored_names, substitute
+from ..base.ast_utils import const, dotted, name, parse_expr, set_location, stored_names, substitute
 from .custom import CustomRule
 from .remat import Recomputed
 from ..rules.common import StaticError
@@ -273,7 +273,7 @@ class _Resolver(TransformCalls, LibraryCalls, gast.NodeTransformer):
             if builder is not None:
                 node.slice = self.visit(node.slice)
                 try:
-                    return gast.copy_location(builder(node), node)
+                    return gast.copy_location(set_location(builder(node), node.lineno, every=True), node)
                 except StaticError as exc:
                     raise self.ctx.error(node, str(exc), hint=exc.hint or "see docs/subset.md") from None
         return self.generic_visit(node)
