@@ -36,7 +36,7 @@ from ..base.kinds import Kind
 from ..base.naming import ELEMENT_INDEX, ELEMENT_LOCALS
 from ..base.settings import switched_off
 from ..analysis.shapes import ONE
-from . import adjoint_buffers, loop_fusion
+from . import adjoint_buffers, element_reductions, loop_fusion
 from .element_forms import (assign_to, buffer_roots, element_at, elementwise, float_array, index_at, is_operand,
                             names_in, number_kind, operands, outer_operands, put, reductions_inside, rewrite,
                             same_memory, sum_of, unbroadcast_of)
@@ -100,6 +100,9 @@ class ElementLoops:
             target, value, op = s.target, s.value, s.op
         else:
             return None
+        summed = element_reductions.axis_sum(self, target, value) if op is None else None
+        if summed is not None:
+            return summed
         reductions = self.hoisted_reductions(s, value)
         if reductions:
             lowered = self.statement(s)

@@ -23,6 +23,7 @@ import numpy as np
 from ..base.ast_utils import dotted, has_slice, is_basic_part, is_comment
 from .tidy import _pure, remove_dead
 
+_SUMMED_FIRST = ("rt.sum_axis", "rt.mean_axis")
 _MATH = {"sqrt", "exp", "log", "log1p", "expm1", "sin", "cos", "tan", "tanh", "sinh", "cosh", "atan", "asin",
          "acos", "fabs", "floor", "ceil", "pow", "atan2", "hypot", "erf", "erfc", "log10", "log2"}
 
@@ -138,9 +139,13 @@ def _put(stmt, var, value):
         if func == "np.outer" and not _is_reference(value) and \
                 any(isinstance(a, gast.Name) and a.id == var for a in n.args):
             return False
+        # a sum or mean along an axis takes its summed expression (element_reductions sums it as the
+        # elements are computed)
+        summed = n.args[:1] if func in _SUMMED_FIRST else []
         if isinstance(n, gast.Call) and not isinstance(value, gast.Name) and \
                 (func or "").split(".")[0] not in ("np", "math") and func != "rt.unbroadcast" and \
-                any(isinstance(a, gast.Name) and a.id == var for a in n.args + [k.value for k in n.keywords]):
+                any(isinstance(a, gast.Name) and a.id == var and a not in summed
+                    for a in n.args + [k.value for k in n.keywords]):
             return False
 
     class Put(gast.NodeTransformer):

@@ -157,15 +157,13 @@ def _is_prange(it):
 
 
 def _element_count(nest):
-    """The product of the loop lengths down the perfect part of ``nest`` (a lower bound of the work)."""
+    """The product of the loop lengths down ``nest``, through the first element loop of each body where a
+    body holds several (the nests row fusion made): a lower bound of the work."""
     count, s = None, nest
     while _is_element_loop(s):
         stop = _range_stop(s.iter)
         count = stop if count is None else gast.BinOp(left=count, op=gast.Mult(), right=stop)
-        body = [b for b in s.body if not is_comment(b)]
-        if len(body) != 1:
-            break
-        s = body[0]
+        s = next((b for b in s.body if _is_element_loop(b)), None)
     return count
 
 

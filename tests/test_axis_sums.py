@@ -1,0 +1,102 @@
+"""Sums and means along one axis of elementwise expressions, summed as the elements are computed
+(transforms/element_reductions): values against NumPy, gradients against the NumPy backend and finite
+differences, over ranks, axes, keepdims and broadcasts."""
+import re
+
+import numpy as np
+import pytest
+
+import transpyle
+from gradcheck import numerical_grad
+
+
+def rows_of_products(x, y):
+    return np.sum(np.sum(x * y, axis=1) ** 2)
+
+
+def columns_of_squares(x, y):
+    return np.sum(np.tanh(np.sum(x * x + y, axis=0)))
+
+
+def last_axis_kept(x, y):
+    s = np.sum(np.exp(x - y), axis=-1, keepdims=True)
+    return np.sum(x / s)
+
+
+def means_of_three(x, y):
+    a = np.mean(x * y, axis=0)
+    b = np.mean(x - y, axis=1, keepdims=True)
+    c = np.mean(x * 2.0, axis=2)
+    return np.sum(a * a) + np.sum(b * x) + np.sum(np.sin(c))
+
+
+def middle_axis_dropped(x, y):
+    s = np.sum(x * y + 1.0, axis=1)
+    return np.sum(s * s) + np.sum(s[:, 0])
+
+
+def broadcast_row(x, y):
+    w = y[0]
+    s = np.sum(x * w, axis=1, keepdims=True)
+    return np.sum((x - s) ** 2)
+
+
+def parts_summed(x, y):
+    d = x[1:, :] - x[:-1, :]
+    s = np.sum(d * d, axis=1)
+    return np.sum(np.sqrt(s + 1.0)) + np.sum(y[:-1, 0] * s)
+
+
+def variance_by_hand(x, y):
+    m = np.mean(x, axis=0)
+    v = np.mean((x - m) ** 2, axis=0)
+    return np.sum(v * y[0])
+
+
+def rescaled_in_a_loop(x, y):
+    z = x.copy()
+    for _ in range(3):
+        z = z / np.sum(z * z, axis=1, keepdims=True) + y
+    return np.sum(z)
+
+
+CASES = [
+    (rows_of_products, 2), (columns_of_squares, 2), (last_axis_kept, 2), (last_axis_kept, 3),
+    (means_of_three, 3), (middle_axis_dropped, 3), (broadcast_row, 2), (parts_summed, 2),
+    (variance_by_hand, 2), (rescaled_in_a_loop, 2),
+]
+
+
+def _args(rng, rank, n, m):
+    shape = (n, m) if rank == 2 else (n, m, 3)
+    return rng.normal(size=shape), rng.normal(size=shape)
+
+
+@pytest.mark.numba
+@pytest.mark.parametrize("f, rank", CASES, ids=[f"{f.__name__}-{r}d" for f, r in CASES])
+def test_values_and_gradients(f, rank, rng):
+    jitted = transpyle.jit(f, backend="numba")
+    compiled = transpyle.grad(f, argnums=(0, 1), backend="numba")
+    reference = transpyle.grad(f, argnums=(0, 1), backend="numpy")
+    for n, m in ((4, 3), (1, 5), (5, 1), (6, 7)):
+        args = _args(rng, rank, n, m)
+        np.testing.assert_allclose(jitted(*args), f(*args), rtol=1e-12, atol=1e-12)
+        got, want = compiled(*args), reference(*args)
+        for k in range(2):
+            np.testing.assert_allclose(got[k], want[k], rtol=1e-10, atol=1e-12)
+            fd, noise = numerical_grad(f, args, k)
+            np.testing.assert_allclose(got[k], fd, rtol=1e-5, atol=1e-7 + 10 * np.max(noise))
+
+
+def test_the_summed_expression_is_not_built():
+    text = transpyle.show(rows_of_products, mode="primal", args=(np.ones((3, 4)), np.ones((3, 4))))
+    assert "rt.sum_axis" not in text
+    # one nest adds x * y into each row's sum: no array of the products
+    assert re.search(r"_r\d+\[_e0, 0\] \+= x\[_e0, _e1\] \* y\[_e0, _e1\]", text)
+    assert "np.empty(x.shape" not in text
+
+
+def test_a_reduction_of_unknown_shape_stays_the_call():
+    # the shapes do not know y's length is x's: x * y may broadcast, and the sum stays NumPy's
+    text = transpyle.show(rows_of_products, mode="primal", kinds=("f8[:, :]", "f8[:]"))
+    assert "rt.sum_axis" in text

@@ -1,0 +1,81 @@
+"""element_reductions: sums and means along one axis of elementwise expressions become element loops
+(``element_loops`` asks ``axis_sum`` first for each statement it lowers).
+
+``s = rt.sum_axis(e * w, 1, True)`` computes ``e * w`` into a temporary and sums it in a second pass. Where
+the shapes know the summed expression's shape, the statement becomes an array of zeros of the reduced
+shape and an addition into it,
+
+    s = np.zeros((e.shape[0], 1), np.float64)
+    s += rt.unbroadcast(e * w, s)
+
+which ``element_loops`` lowers as it lowers every un-broadcast addition: one nest over the expression's
+elements adding each into its row's sum (``s[_e0, 0] += e[_e0, _e1] * w[_e0, _e1]``), no temporary. The
+nests of neighbouring statements over the same rows may then share their loop over rows
+(``loop_fusion``). A mean divides the sums by the count afterwards. Without ``keepdims`` the sum along a
+leading axis is the un-broadcast itself (its axes align from the last); along another axis the sums are
+made with the axis kept and the result is a view of them without it (``s = _r1[:, 0]``).
+
+Only float64 results of expressions the shapes know are taken; anything else stays the call.
+"""
+import copy
+
+import gast
+
+from ..analysis.shapes import ONE
+from ..base.ast_utils import dotted, name, parse_expr, to_source
+from ..base.kinds import Kind
+from ..base.naming import ELEMENT_LOCALS
+from .element_forms import assign_to, elementwise, float_array, is_operand, operands
+
+REDUCED = ELEMENT_LOCALS[4]
+_REDUCTIONS = ("rt.sum_axis", "rt.mean_axis")
+
+
+def axis_sum(lowering, target, value):
+    """The statements of ``target = rt.sum_axis(E, axis, keepdims)`` (or ``rt.mean_axis``) as an addition
+    into zeros that ``lowering`` (an ``element_loops.ElementLoops``) lowers to loops; None where the
+    statement is not of that form or the loops do not apply."""
+    if not (isinstance(target, gast.Name) and isinstance(value, gast.Call) and dotted(value.func) in _REDUCTIONS
+            and len(value.args) == 3 and not value.keywords):
+        return None
+    summed, axis, keep = value.args
+    if not (isinstance(axis, gast.Constant) and type(axis.value) is int and isinstance(keep, gast.Constant)
+            and isinstance(keep.value, bool)):
+        return None
+    if not float_array(lowering.kinds.get(target.id)) or not (elementwise(summed) and not isinstance(summed, gast.Constant)):
+        return None
+    shape = lowering.shapes.known(summed)
+    if not shape:
+        return None
+    rank = len(shape)
+    k = axis.value + rank if axis.value < 0 else axis.value
+    if not 0 <= k < rank or shape[k] == ONE:
+        return None
+    like = next((leaf for leaf in operands(summed) if is_operand(leaf) and lowering.shapes.known(leaf) == shape), None)
+    if like is None:
+        return None
+    length = f"{to_source(like).strip()}.shape"
+    kept = not keep.value and k > 0        # sums made with the axis kept, the result a view without it
+    dest = lowering.ctx.namer.fresh(REDUCED) if kept else target.id
+    drop = not keep.value and k == 0
+    dims = [f"{length}[{j}]" if j != k else "1" for j in range(rank) if not (drop and j == k)]
+    reduced = tuple(t if j != k else ONE for j, t in enumerate(shape) if not (drop and j == k))
+    lowering.kinds[dest] = Kind("float64", len(reduced))
+    lowering.roots[dest] = dest
+    before = lowering.shapes.of.get(dest)
+    lowering.shapes.of[dest] = reduced
+    add = gast.AugAssign(target=name(dest, store=True), op=gast.Add(),
+                         value=gast.Call(func=parse_expr("rt.unbroadcast"), args=[copy.deepcopy(summed), name(dest)],
+                                         keywords=[]))
+    lowered = lowering.statement(add)
+    if lowered is None or not any(isinstance(s, (gast.For, gast.If)) for s in lowered):
+        if before is None:
+            lowering.shapes.of.pop(dest, None)
+        return None
+    out = [assign_to(dest, parse_expr(f"np.zeros(({', '.join(dims)},), np.float64)"))] + lowered
+    if dotted(value.func) == "rt.mean_axis":
+        out.append(gast.AugAssign(target=name(dest, store=True), op=gast.Div(), value=parse_expr(f"{length}[{k}]")))
+    if kept:
+        index = ", ".join("0" if j == k else ":" for j in range(rank))
+        out.append(assign_to(target.id, parse_expr(f"{dest}[{index}]")))
+    return out
