@@ -1,6 +1,7 @@
 """Sums and means along one axis of elementwise expressions, summed as the elements are computed
-(transforms/element_reductions): values against NumPy, gradients against the NumPy backend and finite
-differences, over ranks, axes, keepdims and broadcasts."""
+(transforms/element_reductions), and operands broadcast against each other (outer differences, made with
+the result's shape by element_loops): values against NumPy, gradients against the NumPy backend and
+finite differences, over ranks, axes, keepdims and broadcasts."""
 import re
 
 import numpy as np
@@ -60,10 +61,27 @@ def rescaled_in_a_loop(x, y):
     return np.sum(z)
 
 
+def pairwise_distances(x, y):
+    d = x[None, :, :] - x[:, None, :]
+    r = np.sqrt(np.sum(d * d, axis=2) + 1.0)
+    return np.sum(r * y[:, :1]) + np.sum(d[:, :, 0] * y[:, 0])
+
+
+def gaussian_kernel(x, y):
+    k = np.exp(-(x[:, 0][:, None] - y[:, 0][None, :]) ** 2)
+    return np.sum(k * (x[:, None, 0] + 1.0))
+
+
+def outer_scaled(x, y):
+    p = x[:, :, None] * y[:, None, :] - 0.5
+    return np.sum(np.tanh(p)) + np.sum(np.mean(p, axis=1) ** 2)
+
+
 CASES = [
     (rows_of_products, 2), (columns_of_squares, 2), (last_axis_kept, 2), (last_axis_kept, 3),
     (means_of_three, 3), (middle_axis_dropped, 3), (broadcast_row, 2), (parts_summed, 2),
-    (variance_by_hand, 2), (rescaled_in_a_loop, 2),
+    (variance_by_hand, 2), (rescaled_in_a_loop, 2), (pairwise_distances, 2), (gaussian_kernel, 2),
+    (outer_scaled, 2),
 ]
 
 
@@ -100,3 +118,11 @@ def test_a_reduction_of_unknown_shape_stays_the_call():
     # the shapes do not know y's length is x's: x * y may broadcast, and the sum stays NumPy's
     text = transpyle.show(rows_of_products, mode="primal", kinds=("f8[:, :]", "f8[:]"))
     assert "rt.sum_axis" in text
+
+
+def test_an_outer_difference_is_one_loop_over_the_result():
+    text = transpyle.show(pairwise_distances, mode="primal", args=(np.ones((5, 3)), np.ones((5, 3))))
+    # made with the broadcast shape, filled by the loops: no NumPy broadcast kept as the fallback
+    assert re.search(r"d = np\.empty\(\((_a\d+)\.shape\[0\], (_a\d+)\.shape\[1\], \2\.shape\[2\]\)", text), text
+    assert re.search(r"d\[_e0, _e1, _e2\] = _a\d+\[0, _e1, _e2\] - _a\d+\[_e0, 0, _e2\]", text)
+    assert "else:" not in text.split("_r1[:, :, 0]")[0]

@@ -299,3 +299,29 @@ def loaded_index(index):
     """``index`` with a Load context: a store's index picks the same element as a load's (their dumps compare
     equal)."""
     return gast.Tuple(elts=index.elts, ctx=gast.Load()) if isinstance(index, gast.Tuple) else index
+
+
+def result_dims(shapes, value, one):
+    """The shape of an elementwise ``value`` whose operands broadcast against each other (an outer
+    difference ``pos[None, :, :] - pos[:, None, :]``): for each axis of the result, of symbolic shape known
+    to ``shapes`` (an ``analysis.shapes.Shapes``), (an operand, its axis of that length); None where an
+    operand of the result's whole shape exists, or an axis is not some operand's. ``one`` is the term of an
+    axis of length one."""
+    result = shapes.known(value)
+    if not result or one in result:
+        return None
+    leaves = [(leaf, shapes.known(leaf)) for leaf in operands(value) if is_operand(leaf)]
+    if any(shape == result for _, shape in leaves):
+        return None
+    dims = []
+    for j, term in enumerate(result):
+        found = None
+        for leaf, shape in leaves:
+            jj = j - (len(result) - len(shape)) if shape else -1
+            if shape and 0 <= jj < len(shape) and shape[jj] == term:
+                found = (leaf, jj)
+                break
+        if found is None:
+            return None
+        dims.append(found)
+    return dims

@@ -38,8 +38,8 @@ from ..base.settings import switched_off
 from ..analysis.shapes import ONE
 from . import adjoint_buffers, element_reductions, loop_fusion
 from .element_forms import (assign_to, buffer_roots, element_at, elementwise, float_array, index_at, is_operand,
-                            names_in, number_kind, operands, outer_operands, put, reductions_inside, rewrite,
-                            same_memory, sum_of, unbroadcast_of)
+                            names_in, number_kind, operands, outer_operands, put, reductions_inside, result_dims,
+                            rewrite, same_memory, sum_of, unbroadcast_of)
 
 OPERAND, OUT, ELEMENT, NEW, REDUCED = ELEMENT_LOCALS
 
@@ -231,11 +231,17 @@ class ElementLoops:
         if shape_of is not None and (self.rank(shape_of) != kind.ndim or not isinstance(shape_of, gast.Name)):
             return None
         dest = (shape_of.id, shape_of) if shape_of is not None else None
+        # operands broadcast against each other: the array is made with the result's shape and the loops
+        # run over it
+        dims = result_dims(self.shapes, value, ONE) if dest is None and self.shapes.same_as(value, var) else None
+        if dims is not None:
+            dest = (var, name(var))
         plan = self.plan(value, kind.ndim, dest, full=shape_of is not None)
         if plan is None:
             return None
         hoisted, leaves, like, checks = plan
-        alloc = assign_to(var, parse_expr(f"np.empty({like}.shape, np.float64)"))
+        shape = f"({', '.join(f'{leaves[id(leaf)][1]}.shape[{j}]' for leaf, j in dims)},)" if dims else f"{like}.shape"
+        alloc = assign_to(var, parse_expr(f"np.empty({shape}, np.float64)"))
         return hoisted, checks, [alloc] + self.loops(like, kind.ndim, lambda ix: [
             assign_to(element_at(var, ix), rewrite(value, leaves, ix))])
 
