@@ -150,6 +150,23 @@ def sums_along_the_last_of_three(x):
     return np.sum(t * np.sum(t, axis=1, keepdims=True))
 
 
+def pair_forces_in_steps(x, v):
+    for _ in range(3):
+        d = x[None, :, :] - x[:, None, :]
+        f = np.sum(d / (np.sum(d * d, axis=2) + 1.0)[:, :, None], axis=1)
+        v = v + 0.1 * f
+        x = x + 0.1 * v
+    return np.sum(x * x) + np.sum(v)
+
+
+def broadcast_rows_in_steps(x, w):
+    acc = np.zeros(x.shape[1])
+    for k in range(4):
+        t = np.tanh(x * w[k] + acc)
+        acc = acc + np.sum(t, axis=0)
+    return np.sum(acc * acc)
+
+
 CASES = [
     (sum_of_product, lambda r, n, m: (r.normal(size=n), r.normal(size=n)), (0, 1)),
     (two_rank_one, lambda r, n, m: (r.normal(size=(n, m)), r.normal(size=m), r.normal(size=n)), (0, 1, 2)),
@@ -169,6 +186,9 @@ CASES = [
     (columns_normalized, lambda r, n, m: (r.normal(size=(n, m)), r.normal(size=(n, m))), (0, 1)),
     (differences_of_rows, lambda r, n, m: (r.normal(size=(n + 1, m)),), (0,)),
     (sums_along_the_last_of_three, lambda r, n, m: (r.normal(size=(n, m, 3)),), (0,)),
+    # adjoints of a loop's temporaries, made once and assigned by each iteration's first write
+    (pair_forces_in_steps, lambda r, n, m: (r.normal(size=(n + 1, 2)), r.normal(size=(n + 1, 2))), (0, 1)),
+    (broadcast_rows_in_steps, lambda r, n, m: (r.normal(size=(n, m)), r.normal(size=(4, m))), (0, 1)),
 ]
 
 
@@ -204,3 +224,12 @@ def test_a_sum_over_rows_keeps_the_loops_over_rows_apart():
     for nest in re.split(r"\n    for _e0 in", sweep):
         if re.search(r"\w+\[0, _e1\] \+=", nest):
             assert not re.search(r"\+= \w+\[0, _e1\]", nest)
+
+
+def test_a_loops_temporary_adjoint_is_made_once():
+    text = transpyle.show(transpyle.grad(pair_forces_in_steps), args=(np.ones((4, 2)), np.ones((4, 2))))
+    loop = text.split("# adjoint sweep")[1].split("\n    for ")[1]
+    # no adjoint of the pairwise differences is zeroed again each iteration: each iteration's first
+    # contribution assigns into the one array made before the loop
+    assert not re.search(r"bd\w* = np\.zeros_like\(bd", loop)
+    assert re.search(r"bd\w*(\[_e0, _e1, _e2\]|\[\.\.\.\]) = ", loop)

@@ -2,6 +2,7 @@
 mode, forward mode, inside loops (residuals on tapes), helpers, vmap and jit; outside transforms
 the function runs its body."""
 import functools
+import re
 
 import numpy as np
 import pytest
@@ -275,7 +276,8 @@ def test_only_active_inputs_accumulate(rng):
     w, x, b = rng.normal(size=(3, 4)), rng.normal(size=4), rng.normal(size=3)
     check_grad(affine_loss, (w, x, b), argnums=1)
     code = transpyle.show(affine_loss, argnums=1, args=(w, x, b))
-    assert "bw +=" not in code and "bx +=" in code
+    # no adjoint of w at all; x's takes the rule's contribution (added, or assigned as its first write)
+    assert "bw" not in code and re.search(r"bx(\[[^\]]*\])? \+?= ", code)
 
 
 @pytest.mark.parametrize("backend", ALL_BACKENDS)

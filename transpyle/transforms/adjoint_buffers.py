@@ -44,7 +44,7 @@ def settle(fn, ctx):
         if var is not None and _assign_first_write(fn, i, var, uses, ctx.kinds):
             done += 1
         i += 1
-    return done
+    return done + _reused_in_loops(fn, uses, ctx.kinds)
 
 
 class _Uses:
@@ -187,17 +187,32 @@ def _make_uniform(fn, i, var, shape, uses, ctx):
 
 def _assign_first_write(fn, i, var, uses, kinds):
     """The covered case: the first statement after the allocation (statement ``i``) that mentions
-    ``var`` is a nest of ``range`` loops over all its axes whose body adds into ``var[index]`` once,
-    at the loops' indices in order, from values that do not read ``var``."""
+    ``var`` adds into all of it (``_cover``)."""
     alloc = fn.body[i]
     s = next((s for s in fn.body[i + 1:] if _mentions(s, var)), None)
+    if s is None or not _cover(fn.body, s, var, alloc, uses, kinds):
+        return False
+    _make_empty(alloc)
+    return True
+
+
+def _cover(block, s, var, alloc, uses, kinds):
+    """Make ``s``, a statement of ``block``, assign where it adds into ``var``, where it adds into all of it:
+    ``var += E`` (as ``var[...] = E``: broadcasting stays NumPy's), or a nest of ``range`` loops over all
+    its axes whose body adds into ``var[index]`` once, at the loops' indices in order, from values that do
+    not read ``var``. Whether it did."""
     if isinstance(s, gast.AugAssign) and isinstance(s.op, gast.Add) and isinstance(s.target, gast.Name) and \
             s.target.id == var and not _mentions(s.value, var):
-        # the whole array at once (``b_t1 += g``, as broadcasting stays NumPy's): written in place
-        fn.body[fn.body.index(s)] = gast.Assign(
+        block[block.index(s)] = gast.Assign(
             targets=[gast.Subscript(value=name(var, store=True), slice=gast.Constant(value=Ellipsis, kind=None),
                                     ctx=gast.Store())], value=s.value, type_comment=None)
-        _make_empty(alloc)
+        return True
+    if isinstance(s, gast.If) and len(s.body) == 1 and len(s.orelse) == 1 and _shape_test_only(s.test, var):
+        # an element loop's shape test: the loops, or the statement as written, cover it either way
+        body, orelse = copy.deepcopy(s.body), copy.deepcopy(s.orelse)
+        if not (_cover(body, body[0], var, alloc, uses, kinds) and _cover(orelse, orelse[0], var, alloc, uses, kinds)):
+            return False
+        s.body, s.orelse = body, orelse
         return True
     indices, body = [], [s]
     while len(body) == 1 and isinstance(body[0], gast.For):
@@ -221,8 +236,98 @@ def _assign_first_write(fn, i, var, uses, kinds):
     if [e.id if isinstance(e, gast.Name) else None for e in elts] != indices:
         return False
     body[body.index(w)] = gast.Assign(targets=[w.target], value=w.value, type_comment=None)
-    _make_empty(alloc)
     return True
+
+
+def _shape_test_only(test, var):
+    """Whether ``test`` reads ``var`` only as an argument of ``rt.conform`` (its shape)."""
+    shapes = {id(a) for n in gast.walk(test) if isinstance(n, gast.Call) and dotted(n.func) == "rt.conform"
+              for a in n.args}
+    return all(id(n) in shapes for n in gast.walk(test) if isinstance(n, gast.Name) and n.id == var)
+
+
+def _reused_in_loops(fn, uses, kinds):
+    """The loop case: in the body of a loop of the function's own statements, an adjoint zeroed again at
+    the end of each iteration (``b_t5 = np.zeros_like(b_t5)``, after its last read) whose first mention in
+    the body adds into all of it, zeroed before the loop and not mentioned after it. Each iteration's first
+    write then assigns into the same array and nothing zeroes it again: no array and no pass per
+    iteration. The number of arrays rewritten."""
+    done = 0
+    for j, loop in enumerate(fn.body):
+        if not isinstance(loop, gast.For) or loop.orelse:
+            continue
+        for var, reset in [(_reset_of(s, kinds), s) for s in loop.body]:
+            if var is None or any(_mentions(s, var) for s in fn.body[j + 1:]) or \
+                    any(_mentions(s, var) for s in loop.body[loop.body.index(reset) + 1:]):
+                continue
+            alloc = next((s for s in reversed(fn.body[:j]) if _mentions(s, var)), None)
+            if alloc is None or _zeroed_array(alloc, kinds) != var:
+                continue
+            first = next(s for s in loop.body if _mentions(s, var))
+            start, end = loop.body.index(first), loop.body.index(reset)
+            holders = [_holders(s, var) for s in loop.body[start + 1:end]]
+            if first is reset or None in holders or \
+                    not all(_iteration_local(loop.body, y) for found in holders for y in found) or \
+                    not _cover(loop.body, first, var, alloc, uses, kinds):
+                continue
+            loop.body.remove(reset)
+            _make_empty(alloc)
+            done += 1
+    return done
+
+
+def _reset_of(s, kinds):
+    """``x`` for ``x = np.zeros_like(x)`` of a float64 array, else None."""
+    if isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name) and \
+            isinstance(s.value, gast.Call) and dotted(s.value.func) == "np.zeros_like" and \
+            len(s.value.args) == 1 and isinstance(s.value.args[0], gast.Name) and \
+            s.value.args[0].id == s.targets[0].id and not s.value.keywords:
+        kind = kinds.get(s.targets[0].id)
+        if isinstance(kind, Kind) and kind.dtype == "float64" and kind.ndim > 0:
+            return s.targets[0].id
+    return None
+
+
+def _holders(stmt, var):
+    """The names ``stmt`` gives ``var``'s memory (assigned ``var``, a part of it, or a call of it: a view, or
+    ``var`` itself, that would see the next iteration's writes); reads in arithmetic and elements are
+    values. None where ``stmt`` rebinds ``var``."""
+    out = set()
+    for node in gast.walk(stmt):
+        if not isinstance(node, gast.Assign):
+            continue
+        if any(isinstance(t, gast.Name) and t.id == var for t in node.targets):
+            return None
+        value = node.value
+        direct = [value] + (list(value.elts) if isinstance(value, gast.Tuple) else []) + \
+            (list(value.args) if isinstance(value, gast.Call) else [])
+        for v in direct:
+            if isinstance(v, gast.Name) and v.id == var or \
+                    isinstance(v, gast.Subscript) and isinstance(v.value, gast.Name) and v.value.id == var and \
+                    not isinstance(node.targets[0], gast.Subscript):
+                if len(node.targets) != 1 or not isinstance(node.targets[0], gast.Name):
+                    return None
+                out.add(node.targets[0].id)
+    return out
+
+
+def _iteration_local(body, y):
+    """Whether the name ``y`` holds nothing from one iteration of the loop ``body`` to the next: its first
+    mention there sets it before reading it. (Read after the array's last read in an iteration, it still
+    sees that iteration's values: the array is written again only in the next iteration.)"""
+    return _sets_first(next(s for s in body if _mentions(s, y)), y)
+
+
+def _sets_first(stmt, y):
+    """Whether ``stmt`` assigns ``y`` before reading it: an assignment of ``y`` from other names, or a
+    branch whose test does not read ``y`` and each of whose arms does so first."""
+    if isinstance(stmt, gast.Assign):
+        return len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name) and stmt.targets[0].id == y and \
+            not _mentions(stmt.value, y)
+    if isinstance(stmt, gast.If) and not _mentions(stmt.test, y):
+        arms = [next((s for s in arm if _mentions(s, y)), None) for arm in (stmt.body, stmt.orelse)]
+        return all(a is not None and _sets_first(a, y) for a in arms)
+    return False
 
 
 def _make_empty(alloc):
