@@ -30,12 +30,13 @@ shape of an operand (``witness``); ``element_loops`` asks which operands have th
 """
 import gast
 
-from ..base.ast_utils import dotted, is_empty_declaration, is_index_scalar, is_new_axis, loaded_names, stored_names
+from ..base.ast_utils import dotted, is_empty_declaration, is_index_scalar, is_new_axis, loaded_names
 from ..base.kinds import Kind
 from ..rules.primitives import lookup
 from .aliases import TARGET_SHAPED_ATTR
 from .axis_facts import AxisFacts
 from .places import assignments
+from .shape_terms import ONE, PENDING, Positions, bound_names, broadcast, outer_shape, product_shape
 
 #: functions whose result has the shape of their first argument
 _SHAPE_OF_FIRST = ("np.copy", "np.zeros_like", "np.ones_like", "np.empty_like", "np.full_like")
@@ -45,8 +46,6 @@ _MADE_WITH_SHAPE = ("np.zeros", "np.ones", "np.empty")
 _RESHAPES = ("rt.reshape", "np.reshape", "rt.reshape_copy")
 #: reductions with ``axis`` and ``keepdims`` (NumPy's and the run-time helpers they are emitted as)
 _REDUCTIONS = ("np.sum", "np.mean", "np.max", "np.min", "np.prod")
-#: an axis of length one
-ONE = ("one",)
 
 
 class Shapes:
@@ -67,7 +66,7 @@ class Shapes:
                 # an axis is named by the first argument axis of its length where the code is specialized
                 axes = lengths.get(a.id) or tuple((a.id, k) for k in range(kind.ndim))
                 initial[a.id] = self.of[a.id] = tuple(("axis", arg, k, 0) for arg, k in axes)
-        self.positions = _Positions(tree, kinds)
+        self.positions = Positions(tree, kinds)
         defs = {}
         for s in assignments(tree.body):
             t = s.targets[0]
@@ -90,15 +89,15 @@ class Shapes:
                     continue
                 shapes = [initial[v]] if v in initial else []
                 shapes += [self.shape_of(value) for value in values]
-                if any(s is _PENDING for s in shapes):
+                if any(s is PENDING for s in shapes):
                     if v not in self.of:
                         continue
-                    shapes = [s for s in shapes if s is not _PENDING]
+                    shapes = [s for s in shapes if s is not PENDING]
                 first = shapes[0] if shapes else None
                 if first is None and shapes == [None] and len(values) == 1:
                     first = self.opaque(v)
                     shapes = [first]
-                if first is not None and _bound_names(first) and not self.positions.span_holds(v, _bound_names(first)):
+                if first is not None and bound_names(first) and not self.positions.span_holds(v, bound_names(first)):
                     first = None
                 if first is None or any(s != first for s in shapes):
                     unknown.add(v)
@@ -113,7 +112,7 @@ class Shapes:
             if getattr(s, TARGET_SHAPED_ATTR, False) and isinstance(t, gast.Subscript) and \
                     isinstance(v, gast.Name) and v.id not in self.of and len(defs.get(v.id, ())) == 1:
                 part = self.known(gast.Subscript(value=t.value, slice=t.slice, ctx=gast.Load()))
-                if part is not None and (not _bound_names(part) or self.positions.span_holds(v.id, _bound_names(part))):
+                if part is not None and (not bound_names(part) or self.positions.span_holds(v.id, bound_names(part))):
                     self.of[v.id] = part
         for v, values in defs.items():
             if v in self.of and len(values) == 1:
@@ -140,12 +139,12 @@ class Shapes:
         """Whether the expression ``value`` (a name, a basic part ``x[1:-1]``, an elementwise operation)
         surely has the shape of the name ``name``."""
         sa, sb = self.shape_of(value), self.facts.shape(self.of.get(name))
-        return sa is not _PENDING and sa is not None and sa == sb and None not in sa
+        return sa is not PENDING and sa is not None and sa == sb and None not in sa
 
     def known(self, node):
         """The symbolic shape of an expression where it is known, else None."""
         shape = self.shape_of(node)
-        return None if shape is _PENDING or shape is None or None in shape else shape
+        return None if shape is PENDING or shape is None or None in shape else shape
 
     def witness(self, var):
         """A basic part of an argument (``a[:i + 1, k]``) that has the shape of ``var`` where ``var`` is
@@ -180,14 +179,14 @@ class Shapes:
             return ()
         if node.id in self.of:
             return self.of[node.id]
-        return None if node.id in self.unknown else _PENDING
+        return None if node.id in self.unknown else PENDING
 
     def shape_of(self, value):
         """The symbolic shape of an expression: a name, a basic part, an elementwise operation (nested
         ones too), a copy or an array made like another, a reduction along an axis; ``None`` where
         unknown. Axes the facts learned so far show equal are named alike."""
         shape = self._shape_of(value)
-        return shape if shape is _PENDING else self.facts.shape(shape)
+        return shape if shape is PENDING else self.facts.shape(shape)
 
     def _shape_of(self, value):
         if isinstance(value, (gast.Name, gast.Constant)):
@@ -212,7 +211,7 @@ class Shapes:
                 cols = value.args[1] if len(value.args) == 2 and func == "np.eye" else rows
                 return self.given_shape(gast.Tuple(elts=[rows, cols], ctx=gast.Load()))
             if func == "np.outer" and len(value.args) == 2:
-                return _outer_shape(self.shape_of(value.args[0]), self.shape_of(value.args[1]))
+                return outer_shape(self.shape_of(value.args[0]), self.shape_of(value.args[1]))
             if func in _RESHAPES and len(value.args) == 2:
                 return self.written_shape(value.args[1])
             if isinstance(value.func, gast.Attribute) and value.func.attr == "reshape" and len(value.args) == 1:
@@ -220,7 +219,7 @@ class Shapes:
         if isinstance(value, gast.BinOp) and isinstance(value.op, gast.MatMult) or \
                 isinstance(value, gast.Call) and dotted(value.func) == "np.dot" and len(value.args) == 2:
             a, b = (value.left, value.right) if isinstance(value, gast.BinOp) else value.args
-            return _product_shape(self.shape_of(a), self.shape_of(b))
+            return product_shape(self.shape_of(a), self.shape_of(b))
         if isinstance(value, (gast.BinOp, gast.Compare)):
             operands = [value.left, value.right] if isinstance(value, gast.BinOp) else \
                 [value.left] + list(value.comparators)
@@ -234,9 +233,9 @@ class Shapes:
                 return None
             operands = list(bound.values())
         shapes = [self.shape_of(op) for op in operands]
-        if any(s is _PENDING for s in shapes):
-            return _PENDING
-        return _broadcast(shapes)
+        if any(s is PENDING for s in shapes):
+            return PENDING
+        return broadcast(shapes)
 
     def written_shape(self, shape):
         """A shape as a reshape is given it: ``x.shape`` (that name's shape) or axis lengths (``given_shape``)."""
@@ -256,7 +255,7 @@ class Shapes:
             if read is None or not self.integer(n):
                 return None
             whole = self.name_shape(read.value.value)
-            if whole is _PENDING or whole is None:
+            if whole is PENDING or whole is None:
                 return whole
             k = read.slice.value
             if not -len(whole) <= k < len(whole):
@@ -268,7 +267,7 @@ class Shapes:
         """``np.sum(x, axis=k, keepdims=...)``: x's shape with axis k dropped, or of length one."""
         x = self.shape_of(bound.get("x"))
         axis, keep = _constant(bound.get("axis")), _constant(bound.get("keepdims"))
-        if x is _PENDING or x is None:
+        if x is PENDING or x is None:
             return x
         if keep not in (True, False, None) or axis is _UNKNOWN:
             return None
@@ -282,7 +281,7 @@ class Shapes:
         return x[:axis] + ((ONE,) if keep else ()) + x[axis + 1:]
 
     def part_shape(self, base, index):
-        if base is None or base is _PENDING:
+        if base is None or base is PENDING:
             return base
         parts = index.elts if isinstance(index, gast.Tuple) else [index]
         out, axis = [], 0
@@ -335,82 +334,6 @@ class Shapes:
         return ("span", term, _key(part.lower), _key(part.upper))
 
 
-class _Positions:
-    """Where each name is defined and read, by block, for ``span_holds``."""
-
-    def __init__(self, tree, kinds):
-        self.kinds = kinds
-        self.defs = {}      # name -> [(block id, index)]
-        self.blocks = {}    # block id -> the statements
-        self.reads = {}     # name -> [{block id: index of the statement of that block holding the read}]
-
-        def visit(stmts, enclosing):
-            self.blocks[id(stmts)] = stmts
-            for k, s in enumerate(stmts):
-                here = dict(enclosing)
-                here[id(stmts)] = k
-                if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
-                    self.defs.setdefault(s.targets[0].id, []).append((id(stmts), k))
-                elif isinstance(s, gast.For) and isinstance(s.target, gast.Name):
-                    self.defs.setdefault(s.target.id, []).extend([None, None])
-                for field in ("test", "iter", "value", "targets", "target"):
-                    for n in _walk_field(s, field):
-                        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
-                            self.reads.setdefault(n.id, []).append(here)
-                for block in (getattr(s, "body", None), getattr(s, "orelse", None)):
-                    if block:
-                        visit(block, here)
-        visit(tree.body, {})
-        for a in tree.args.args:
-            self.defs.setdefault(a.id, []).append(None)
-
-    def rebound(self, stmts):
-        """The names ``stmts`` bind anew: stored names, less arrays added into in place (``bw += g``)."""
-        out = stored_names(stmts)
-        for n in gast.walk(gast.Module(body=list(stmts), type_ignores=[])):
-            if isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name):
-                kind = self.kinds.get(n.target.id)
-                if isinstance(kind, Kind) and kind.ndim > 0:
-                    out.discard(n.target.id)
-        return out
-
-    def span_holds(self, var, bound):
-        """Whether every read of ``var`` comes after a definition of it in the block of that definition
-        (or a block nested there), with no statement between rebinding ``var`` or a name of ``bound``.
-        (Every definition has the same symbolic shape, or ``var`` has none.)"""
-        defs = self.defs.get(var, [])
-        if not defs or None in defs:
-            return False
-        for here in self.reads.get(var, []):
-            if not any(here.get(block) is not None and k < here[block] and
-                       not self.rebound(self.blocks[block][k + 1:here[block] + 1]) & (bound | {var})
-                       for block, k in defs):
-                return False
-        return True
-
-
-def _walk_field(s, field):
-    value = getattr(s, field, None)
-    if value is None:
-        return []
-    values = value if isinstance(value, list) else [value]
-    return [n for v in values for n in gast.walk(v)]
-
-
-_PENDING = object()
-
-
-def _bound_names(shape):
-    """The names in the bounds of a shape's span terms."""
-    out = set()
-    for term in shape or ():
-        while term and term[0] == "span":
-            for key in term[2:]:
-                out |= key[1] if key is not None else set()
-            term = term[1]
-        if term and term[0] == "of":
-            out.add(term[1])            # the axes of a name hold while that name is not rebound
-    return out
 
 
 def _is_axis_length(value):
@@ -423,43 +346,6 @@ def _is_axis_length(value):
 def _key(node):
     """A span bound: its source and the names it reads (``None``: the axis's own end)."""
     return None if node is None else (gast.dump(node), frozenset(loaded_names(node)))
-
-
-def _broadcast(shapes):
-    """The shape NumPy broadcasting gives, axes aligned from the last: an axis of length one takes the
-    others' length; otherwise they must agree, or the result is unknown."""
-    arrays = [s for s in shapes if s != ()]
-    if not arrays:
-        return ()
-    if any(s is None for s in arrays):
-        return None
-    rank = max(len(s) for s in arrays)
-    out = []
-    for k in range(rank):
-        terms = {s[len(s) - rank + k] for s in arrays if len(s) - rank + k >= 0} - {ONE}
-        if len(terms) > 1 or None in terms:
-            return None
-        out.append(terms.pop() if terms else ONE)
-    return tuple(out)
-
-
-def _outer_shape(a, b):
-    """The shape of the outer product of two vectors."""
-    if a is _PENDING or b is _PENDING:
-        return _PENDING
-    if a is None or b is None or len(a) != 1 or len(b) != 1:
-        return None
-    return a + b
-
-
-def _product_shape(a, b):
-    """The shape of a matrix product of 1-D and 2-D operands."""
-    if a is _PENDING or b is _PENDING:
-        return _PENDING
-    if a is None or b is None or not a or not b or len(a) > 2 or len(b) > 2:
-        return None
-    out = a[:-1] + b[:-2] + b[-1:] if len(b) == 2 else a[:-1]
-    return out if None not in out else None
 
 
 def _operand_names(value):

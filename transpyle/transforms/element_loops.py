@@ -14,7 +14,9 @@ with no temporary. Shapes that ``analysis/shapes`` proves equal (slices of one a
 length, ``u[:-2]`` and ``u[2:]``) need nothing more; others are compared when the statement runs
 (``if rt.conform(b1, _t2):`` the loop, else the statement as written, which broadcasts axes
 of length one). Forms: ``x = E`` (x is made with ``np.empty`` and filled), ``X[part] = E`` and
-``X[part] op= E`` / ``x op= E`` (written in place), and ``s = np.sum(E)`` (summed as it is computed).
+``X[part] op= E`` / ``x op= E`` (written in place), and ``s = np.sum(E)`` (summed as it is computed);
+sums along one axis are ``element_reductions``'. Operands that broadcast against each other
+(``x[None, :, :] - x[:, None, :]``) make ``x = E`` with the broadcast shape, and the loops run over it.
 
 Writing in place is exact only when no operand reads memory the loop has already written at another
 element: an operand whose buffer is the destination's (the same root, through views and names) and
@@ -31,17 +33,16 @@ import gast
 
 from ..analysis.shapes import Shapes
 from ..base.ast_utils import is_comment, is_new_axis, name, parse_expr, subscript_parts
-from ..base.errors import TranspileError
 from ..base.kinds import Kind
 from ..base.naming import ELEMENT_INDEX, ELEMENT_LOCALS
 from ..base.settings import switched_off
 from ..analysis.shapes import ONE
 from . import adjoint_buffers, element_reductions, loop_fusion
 from .element_forms import (assign_to, buffer_roots, element_at, elementwise, float_array, index_at, is_operand,
-                            names_in, number_kind, operands, outer_operands, put, reductions_inside, result_dims,
+                            names_in, number_kind, operands, outer_operands, result_dims,
                             rewrite, same_memory, sum_of, unbroadcast_of)
 
-OPERAND, OUT, ELEMENT, NEW, REDUCED = ELEMENT_LOCALS
+OPERAND, OUT, ELEMENT, NEW = ELEMENT_LOCALS[:4]
 
 
 def enabled():
@@ -103,7 +104,7 @@ class ElementLoops:
         summed = element_reductions.axis_sum(self, target, value) if op is None else None
         if summed is not None:
             return summed
-        reductions = self.hoisted_reductions(s, value)
+        reductions = element_reductions.hoisted(self, s, value)
         if reductions:
             lowered = self.statement(s)
             return reductions + (lowered if lowered is not None else [s])
@@ -132,40 +133,6 @@ class ElementLoops:
         # differ (an axis of length one broadcast), the statement runs as written
         test = parse_expr(" and ".join(checks))
         return hoisted + [gast.If(test=test, body=loops, orelse=[s])]
-
-    def hoisted_reductions(self, s, value):
-        """An elementwise value but for reductions along axes of elementwise operands (``bm * (x == m) /
-        rt.sum_axis(x == m, 1, True)``, as rules write them): each reduction becomes a statement of its
-        own before ``s`` (a pure call: computing it first changes nothing), and ``s`` reads its result
-        as an operand. Returns those statements (``s`` is changed) or [] where there is none to take out."""
-        if not isinstance(value, gast.AST) or elementwise(value):
-            return []
-        found = reductions_inside(value)
-        taken = []
-        for node, place in found:
-            try:
-                kind = self.ctx.expr_kind(node)
-            except (TranspileError, TypeError, ValueError, KeyError):
-                # names the kind inference never saw (a tangent made later), or a form it does not read
-                # (axes given as a tuple): the statement is left as it is
-                return []
-            if not isinstance(kind, Kind):
-                return []
-            taken.append((self.ctx.namer.fresh(REDUCED), kind, node, place))
-        for local, _, _, place in taken:
-            put(place, name(local))
-        if not taken or not elementwise(value):     # something else keeps it from being one loop: as it was
-            for _, _, node, place in taken:
-                put(place, node)
-            return []
-        for local, kind, node, _ in taken:
-            self.kinds[local] = kind
-            self.roots[local] = local           # a reduction's result is a new array
-            shape = self.shapes.known(node)
-            if shape is not None:
-                self.shapes.of[local] = shape
-        return [gast.Assign(targets=[name(local, store=True)], value=node, type_comment=None)
-                for local, _, node, _ in taken]
 
     def reduction(self, target, value, shape_of, op):
         """``v = rt.unbroadcast(E, T)`` and ``x += rt.unbroadcast(E, x)`` where E's shape is known to be

@@ -1,5 +1,7 @@
-"""element_reductions: sums and means along one axis of elementwise expressions become element loops
-(``element_loops`` asks ``axis_sum`` first for each statement it lowers).
+"""element_reductions: reductions along one axis in the statements ``element_loops`` lowers. Sums and
+means along one axis of elementwise expressions become element loops (``axis_sum``, asked first for each
+statement), and a reduction inside an otherwise elementwise value is computed first, as a statement of
+its own (``hoisted``).
 
 ``s = rt.sum_axis(e * w, 1, True)`` computes ``e * w`` into a temporary and sums it in a second pass. Where
 the shapes know the summed expression's shape, the statement becomes an array of zeros of the reduced
@@ -23,9 +25,10 @@ import gast
 
 from ..analysis.shapes import ONE
 from ..base.ast_utils import dotted, name, parse_expr, to_source
+from ..base.errors import TranspileError
 from ..base.kinds import Kind
 from ..base.naming import ELEMENT_LOCALS
-from .element_forms import assign_to, elementwise, float_array, is_operand, operands
+from .element_forms import assign_to, elementwise, float_array, is_operand, operands, put, reductions_inside
 
 REDUCED = ELEMENT_LOCALS[4]
 _REDUCTIONS = ("rt.sum_axis", "rt.mean_axis")
@@ -79,3 +82,39 @@ def axis_sum(lowering, target, value):
         index = ", ".join("0" if j == k else ":" for j in range(rank))
         out.append(assign_to(target.id, parse_expr(f"{dest}[{index}]")))
     return out
+
+
+def hoisted(lowering, s, value):
+    """For ``lowering`` (an ``element_loops.ElementLoops``), an elementwise value but for reductions along
+    axes of elementwise operands (``bm * (x == m) / rt.sum_axis(x == m, 1, True)``, as rules write them):
+    each reduction becomes a statement of its own before ``s`` (a pure call: computing it first changes
+    nothing), and ``s`` reads its result as an operand. Returns those statements (``s`` is changed) or []
+    where there is none to take out."""
+    if not isinstance(value, gast.AST) or elementwise(value):
+        return []
+    found = reductions_inside(value)
+    taken = []
+    for node, place in found:
+        try:
+            kind = lowering.ctx.expr_kind(node)
+        except (TranspileError, TypeError, ValueError, KeyError):
+            # names the kind inference never saw (a tangent made later), or a form it does not read
+            # (axes given as a tuple): the statement is left as it is
+            return []
+        if not isinstance(kind, Kind):
+            return []
+        taken.append((lowering.ctx.namer.fresh(REDUCED), kind, node, place))
+    for local, _, _, place in taken:
+        put(place, name(local))
+    if not taken or not elementwise(value):     # something else keeps it from being one loop: as it was
+        for _, _, node, place in taken:
+            put(place, node)
+        return []
+    for local, kind, node, _ in taken:
+        lowering.kinds[local] = kind
+        lowering.roots[local] = local           # a reduction's result is a new array
+        shape = lowering.shapes.known(node)
+        if shape is not None:
+            lowering.shapes.of[local] = shape
+    return [gast.Assign(targets=[name(local, store=True)], value=node, type_comment=None)
+            for local, _, node, _ in taken]
