@@ -167,6 +167,13 @@ def broadcast_rows_in_steps(x, w):
     return np.sum(acc * acc)
 
 
+def rebound_in_steps(q, p):
+    for _ in range(3):
+        q = q + 0.1 * p
+        p = p - 0.1 * np.sin(q)
+    return np.sum(q * q + p * p)
+
+
 CASES = [
     (sum_of_product, lambda r, n, m: (r.normal(size=n), r.normal(size=n)), (0, 1)),
     (two_rank_one, lambda r, n, m: (r.normal(size=(n, m)), r.normal(size=m), r.normal(size=n)), (0, 1, 2)),
@@ -189,6 +196,7 @@ CASES = [
     # adjoints of a loop's temporaries, made once and assigned by each iteration's first write
     (pair_forces_in_steps, lambda r, n, m: (r.normal(size=(n + 1, 2)), r.normal(size=(n + 1, 2))), (0, 1)),
     (broadcast_rows_in_steps, lambda r, n, m: (r.normal(size=(n, m)), r.normal(size=(4, m))), (0, 1)),
+    (rebound_in_steps, lambda r, n, m: (r.normal(size=n), r.normal(size=n)), (0, 1)),
 ]
 
 
@@ -233,3 +241,11 @@ def test_a_loops_temporary_adjoint_is_made_once():
     # contribution assigns into the one array made before the loop
     assert not re.search(r"bd\w* = np\.zeros_like\(bd", loop)
     assert re.search(r"bd\w*(\[_e0, _e1, _e2\]|\[\.\.\.\]) = ", loop)
+
+
+def test_contributions_under_one_shape_test_share_it_and_their_loop():
+    text = transpyle.show(transpyle.grad(rebound_in_steps, argnums=(0, 1)), args=(np.ones(5), np.ones(5)))
+    sweep = text.split("# adjoint sweep")[1].split("\n    for _ in")[0]
+    # the shapes of rebound arrays are tested when the code runs: both halves of p * p's adjoint are
+    # under one test, in one loop
+    assert re.search(r"(bp\w*)\[_e0\] \+?= b_t\d+\[_e0\] \* p\w*\[_e0\]\n\s+\1\[_e0\] \+= ", sweep), sweep

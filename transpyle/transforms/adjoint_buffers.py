@@ -204,7 +204,7 @@ def _cover(block, s, var, alloc, uses, kinds):
     if isinstance(s, gast.AugAssign) and isinstance(s.op, gast.Add) and isinstance(s.target, gast.Name) and \
             s.target.id == var and not _mentions(s.value, var):
         block[block.index(s)] = gast.Assign(
-            targets=[gast.Subscript(value=name(var, store=True), slice=gast.Constant(value=Ellipsis, kind=None),
+            targets=[gast.Subscript(value=name(var), slice=gast.Constant(value=Ellipsis, kind=None),
                                     ctx=gast.Store())], value=s.value, type_comment=None)
         return True
     if isinstance(s, gast.If) and len(s.body) == 1 and len(s.orelse) == 1 and _shape_test_only(s.test, var):

@@ -56,6 +56,14 @@ class _Fusion:
                 if not is_comment(stmts[n]):
                     between.append(stmts[n])
                 n += 1
+            if n < len(stmts) and not between and _same_test(s, stmts[n]):
+                # two statements under one shape test (the element loops of two contributions to one
+                # adjoint): one test, both arms joined, so the loops inside become neighbours
+                s.body.extend(stmts[k + 1:n] + stmts[n].body)
+                s.orelse.extend(stmts[n].orelse)
+                del stmts[k + 1:n + 1]
+                fused += 1
+                continue
             if n < len(stmts) and not between and self.fusible(s, stmts[n]):
                 _inner(s)[1].extend(stmts[k + 1:n] + _inner(stmts[n])[1])
                 del stmts[k + 1:n + 1]
@@ -114,6 +122,23 @@ class _Fusion:
         if not headers or not self.same_headers(headers, _nest(b)):
             return False
         return _independent(_inner(a), _inner(b)[1], self.roots)
+
+
+def _same_test(a, b):
+    """Whether ``a`` and ``b`` are branches on the same shape test (``rt.conform`` calls and comparisons of
+    axis lengths) whose names ``a`` does not rebind, so the test gives ``b`` what it gave ``a``."""
+    if not (isinstance(a, gast.If) and isinstance(b, gast.If) and gast.dump(a.test) == gast.dump(b.test)):
+        return False
+    funcs = {id(n.func) for n in gast.walk(a.test) if isinstance(n, gast.Call)}
+    for n in gast.walk(a.test):
+        if isinstance(n, gast.Call) and dotted(n.func) != "rt.conform" or \
+                isinstance(n, gast.Attribute) and n.attr != "shape" and id(n) not in funcs:
+            return False
+    names = {n.id for n in gast.walk(a.test) if isinstance(n, gast.Name)} - {"rt"}
+    rebound = {n.id for arm in (a.body, a.orelse) for st in arm for n in gast.walk(st)
+               if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store) and
+               not (isinstance(st, gast.AugAssign) and n is st.target)}
+    return not names & rebound
 
 
 def _element_loop(s):
