@@ -249,6 +249,16 @@ def average_weights_of_its_shape(x, v, w):
     return np.sum(w * np.average(x, axis=0, weights=v * v, keepdims=True))
 
 
+def average_returned(x, v, w):
+    a, s = np.average(x, axis=1, weights=v, returned=True)
+    return np.sum(w * a * s)
+
+
+def average_returned_unweighted(x, w):
+    a, s = np.average(x, axis=0, returned=True, keepdims=True)
+    return np.sum(w * (a + s)) + np.average(x, returned=False)
+
+
 # ---- np.unique, and a shape held in a name ---------------------------------------------------------------
 def unique_values(x, w):
     return np.sum(w * np.unique(np.round(x * 2.0)) ** 2) + np.sum(np.unique(x) ** 2)
@@ -737,6 +747,16 @@ def argsort_index(x, w):
     return np.sum(w * x[np.argsort(x)])
 
 
+def lexsort_two_keys(x, v, w):
+    order = np.lexsort((x, np.round(v * 2.0)))
+    return np.sum(w * x[order] * v[order])
+
+
+def lexsort_three_keys(x, w):
+    order = np.lexsort([np.round(x * 3.0), np.round(x * 0.5), np.round(x)])
+    return np.sum(w * x[order])
+
+
 def argsort_along(x, w):
     return np.sum(w * np.take_along_axis(x, np.argsort(x, axis=1), axis=1))
 
@@ -1196,6 +1216,8 @@ CASES = [
     C("np.average", "all", average_plain, N(3, 4)),
     C("np.average", "axis=-1, 1-D weights", average_weights_along_axis, N(3, 4), P(4), numba=_G),
     C("np.average", "axis=0, weights of its shape, keepdims", average_weights_of_its_shape, N(3, 4), P(3, 4)),
+    C("np.average", "returned=True, axis=1, 1-D weights", average_returned, N(3, 4), P(4), weight=(3,)),
+    C("np.average", "returned=True, axis=0, keepdims", average_returned_unweighted, N(3, 4), weight=(1, 4)),
     C("np.unique", "values", unique_values, U(3, 4), weight=(), refused={"vmap_array": _R}),
     C("np.unique", "return_counts", unique_counts, U(9), weight=(), numba=_G, refused={"vmap_array": _R}),
     C("np.unique", "return_inverse", unique_inverse, U(3, 4), numba=_G, refused={"vmap_array": _R}),
@@ -1319,6 +1341,8 @@ CASES = [
     C("np.sort", "axis=0", sort_columns, D(3, 4)),
     C("np.sort", "axis=None", sort_flat, D(3, 4)),
     C("np.argsort", "x[np.argsort(x)]", argsort_index, D(5)),
+    C("np.lexsort", "two keys, the last decides first", lexsort_two_keys, D(7), N(7), weight=(7,)),
+    C("np.lexsort", "three keys with ties", lexsort_three_keys, D(8), weight=(8,)),
     C("np.argsort", "axis=1, with np.take_along_axis", argsort_along, D(3, 4)),
     C("np.argmax", "x[np.argmax(x)]", argmax_index, D(5)),
     C("np.argmax", "axis=1, with np.take_along_axis", argmax_axis, D(3, 4)),

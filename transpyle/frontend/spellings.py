@@ -95,11 +95,14 @@ def multi_output_call(node, parts, single):
     (rules/matrices.py, MULTI_OUTPUT), or one part where a keyword selects it (svd, compute_uv=False)."""
     keywords = node.keywords
     if single is not None:
-        flag, value, part = single
+        flag, value, part, absent = single + (False,) * (4 - len(single))
         chosen = [kw for kw in keywords if kw.arg == flag]
-        keywords = [kw for kw in keywords if kw.arg != flag]
-        if chosen and isinstance(chosen[0].value, gast.Constant) and chosen[0].value.value == value:
-            parts = parts[part:part + 1]
+        if chosen and not isinstance(chosen[0].value, gast.Constant):
+            parts = parts[part:part + 1]          # the keyword stays: that part's rule refuses it by name
+        else:
+            keywords = [kw for kw in keywords if kw.arg != flag]
+            if chosen and chosen[0].value.value == value or not chosen and absent:
+                parts = parts[part:part + 1]
     calls = [gast.copy_location(gast.Call(func=parse_expr(part), args=copy.deepcopy(node.args),
                                           keywords=copy.deepcopy(keywords)), node) for part in parts]
     if len(calls) == 1:

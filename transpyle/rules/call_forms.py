@@ -73,10 +73,10 @@ def axis_index(axis, index):
     return f"[{':, ' * axis}{index}]" if axis >= 0 else f"[..., {index}{', :' * (-axis - 1)}]"
 
 
-def define_written(key, signature, kind, text):
-    """The primitive ``key`` (a NumPy function, ``np.NAME``) with no rules of its own: ``lower_calls`` writes
-    each call as ``text(statics, kinds)``, an expression over the parameter names that may nest calls, whose
-    primitives then give the derivatives and batching."""
+def define_written(key, signature, kind, text, objects=None):
+    """The primitive ``key`` (a NumPy function, ``np.NAME``, or a run-time helper given as ``objects``) with
+    no rules of its own: ``lower_calls`` writes each call as ``text(statics, kinds)``, an expression over the
+    parameter names that may nest calls, whose primitives then give the derivatives and batching."""
     params = [p.split("=")[0].strip() for p in signature.split(",")]
 
     def write(statics, kinds, operands):
@@ -86,4 +86,4 @@ def define_written(key, signature, kind, text):
             # the sweeps differentiate statements, not the items of a tuple written in one: refuse, never drop
             raise StaticError(f"{key} written as a tuple of differentiable values is not supported")
         return written
-    define(key, [getattr(np, key[len("np."):])], signature, kind, lower=write)
+    define(key, objects or [getattr(np, key[len("np."):])], signature, kind, lower=write)

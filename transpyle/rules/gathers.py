@@ -113,8 +113,28 @@ def _argsort(call):
     return template_expr("rt.argsort_along(a, axis)", a=bound["a"], axis=bound["axis"])
 
 
+def _lexsort(call):
+    """np.lexsort((k0, k1, ...)) of 1-D keys: stable sorts, the first key's first and the last key's last, each
+    of the keys read in the order found so far (the last key decides first, as in NumPy)."""
+    bound = arguments(call, ("keys", "axis"), {"axis": -1}, "np.lexsort")
+    if literal(bound["axis"], "axis") not in (-1, 0):
+        raise StaticError("np.lexsort with an axis other than the last is not supported")
+    keys = bound["keys"]
+    if not isinstance(keys, (gast.Tuple, gast.List)) or not keys.elts:
+        raise StaticError("np.lexsort of an array of keys is not supported",
+                          hint="give the keys as a tuple: np.lexsort((a[0], a[1]))")
+    if len(keys.elts) > 4:
+        raise StaticError("np.lexsort of more than 4 keys is not supported",
+                          hint="sort by the first keys, then by the others, with np.argsort(kind='stable')")
+    order = template_expr("rt.argsort_along(k, 0)", k=keys.elts[0])
+    for key in keys.elts[1:]:
+        order = template_expr("o[rt.argsort_along(k[o], 0)]", o=order, k=key)
+    return order
+
+
 rewrite([np.take_along_axis], _take_along_axis)
 rewrite([np.argsort], _argsort)
+rewrite([np.lexsort], _lexsort)
 
 
 # ---- np.sort: the array read at the positions that sort it ------------------------------------------------

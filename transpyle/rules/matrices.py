@@ -240,8 +240,10 @@ define("rt.identity_like", [rt.identity_like], "a", helper_kind(2))
 
 
 #: library function -> the parts it is resolved to (a tuple of calls with the same arguments), and
-#: optionally (keyword, value, part): the call with that keyword constant returns only that part
+#: optionally (keyword, value, part[, absent]): the call with that keyword constant (or without the keyword,
+#: where ``absent``) returns only that part
 MULTI_OUTPUT = {
+    id(np.average): (np.average, ("np.average", "rt.average_weights_sum"), ("returned", False, 0, True)),
     id(np.linalg.slogdet): (np.linalg.slogdet, ("rt.slogdet_sign", "rt.slogdet_logdet"), None),
     id(np.linalg.eigh): (np.linalg.eigh, ("rt.eigh_values", "rt.eigh_vectors"), None),
     id(np.linalg.eig): (np.linalg.eig, ("rt.eig_values", "rt.eig_vectors"), None),

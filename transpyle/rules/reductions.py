@@ -214,17 +214,21 @@ def _average_parts(s, k):
 
 def _average_kind(k, s):
     if const_value(s["returned"], "returned"):
-        raise StaticError("np.average with returned=True is not supported",
-                          hint="compute the sum of the weights with np.sum(weights) beside it")
+        raise StaticError("np.average's returned= must be a constant keyword (returned=True or returned=False)",
+                          hint="write returned=True as a keyword; the call is then (average, sum of weights)")
     _average_parts(s, k)
     return reduced({"x": k["a"]}, {"axis": s["axis"], "keepdims": s["keepdims"]}).with_dtype("float64") \
         if not k["a"].is_complex else reduced({"x": k["a"]}, {"axis": s["axis"], "keepdims": s["keepdims"]})
 
 
-def _average_text(s, k):
-    return _average_parts(s, k)[0]
+def _weights_sum_kind(k, s):
+    return reduced({"x": k["a"]}, {"axis": s["axis"], "keepdims": s["keepdims"]}).with_dtype("float64")
 
 
-# the mean weighted by ``weights`` (of a's shape, or 1-D along one axis); returned=True is refused
-define_written("np.average", "a, axis=None, weights=None, returned=False, keepdims=False", _average_kind,
-               _average_text)
+_AVERAGE = "a, axis=None, weights=None, returned=False, keepdims=False"
+# the mean weighted by ``weights`` (of a's shape, or 1-D along one axis); with returned=True the call is
+# the pair (that mean, rt.average_weights_sum: the sum of the weights broadcast to its shape), the parts of
+# a multi-output call (rules/matrices.py, MULTI_OUTPUT)
+define_written("np.average", _AVERAGE, _average_kind, lambda s, k: _average_parts(s, k)[0])
+define_written("rt.average_weights_sum", _AVERAGE, _weights_sum_kind, lambda s, k: _average_parts(s, k)[1],
+               objects=[rt.average_weights_sum])

@@ -18,6 +18,11 @@ def mean_axis(x, axis, keepdims):
     return np.mean(x, axis=axis, keepdims=keepdims)
 
 
+def average_weights_sum(a, axis=None, weights=None, returned=False, keepdims=False):
+    """The second value of ``np.average(..., returned=True)``: the sum of the weights, of the average's shape."""
+    return np.average(a, axis=axis, weights=weights, returned=True, keepdims=keepdims)[1]
+
+
 def prod_axis(x, axis, keepdims):
     return np.prod(x, axis=axis, keepdims=keepdims)
 
