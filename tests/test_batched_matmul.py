@@ -342,3 +342,20 @@ def test_numba_matrix_transpose_and_linalg_matmul(rng):
     for fn in (gram_matrix_transpose, product_linalg):
         x = a if fn is gram_matrix_transpose else np.swapaxes(a, -1, -2).copy()
         np.testing.assert_allclose(transpyle.jit(fn, backend="numba")(x, b), fn(x, b), rtol=1e-12)
+
+
+def _integer_stack_times_matrix(c, a):
+    return np.sum(np.sin(a @ c)) + np.sum(np.cos(np.swapaxes(a, 0, 1) @ c) * 0.5)
+
+
+def _stack_times_integer_matrix(a, c):
+    return np.sum(np.sin(a @ c))
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+def test_a_stack_times_one_matrix_of_mixed_dtypes(backend, rng):
+    """One product for the stack (and one for the matrix's adjoint), integer operands promoted as NumPy does."""
+    a_int = rng.integers(-3, 4, size=(2, 4, 3))
+    check_grad(_integer_stack_times_matrix, (rng.normal(size=(3, 5)), a_int), argnums=0, backend=backend)
+    check_grad(_stack_times_integer_matrix, (rng.normal(size=(2, 4, 3)), rng.integers(-3, 4, size=(3, 5))),
+               argnums=0, backend=backend)

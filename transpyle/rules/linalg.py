@@ -134,9 +134,9 @@ def _matmul_vjp(k, s):
     if rb == 1:
         return {"a": "rt.unbroadcast(np.expand_dims(g, -1) * b, a)",
                 "b": "rt.unbroadcast(rt.matmul(np.expand_dims(g, -2), a), b)"}
-    if rb == 2:     # one b for the whole stack: its adjoint, summed over the stack, is one product of all rows
-        return {"a": "rt.matmul(g, b.T)",
-                "b": "np.dot(rt.reshape(a, (-1, a.shape[-1])).T, rt.reshape(g, (-1, g.shape[-1])))"}
+    if rb == 2 and ra >= 3:     # one b under a stack: its adjoint, summed over the stack, is one product
+        return {"a": "rt.matmul(g, b.T)",       # of all the stack's rows (rt.matmul: any dtypes)
+                "b": "rt.matmul(rt.reshape(a, (-1, a.shape[-1])).T, rt.reshape(g, (-1, g.shape[-1])))"}
     return {"a": "rt.unbroadcast(rt.matmul(g, np.swapaxes(b, -1, -2)), a)",
             "b": "rt.unbroadcast(rt.matmul(np.swapaxes(a, -1, -2), g), b)"}
 
