@@ -84,24 +84,11 @@ class _Fusion:
         if not (_element_loop(a) and _element_loop(b) and a.target.id == b.target.id and
                 self.same_headers([(a.target.id, a.iter)], [(b.target.id, b.iter)])):
             return False
-        one, two = _row_accesses(a.body, a.target.id), _row_accesses(b.body, b.target.id)
-        if one is None or two is None:
-            return False
-        (stored_a, bare_a, arrays_a), (stored_b, bare_b, arrays_b) = one, two
-        if stored_a & (bare_b | set(arrays_b)) or stored_b & (bare_a | set(arrays_a)):
-            return False
-        if any(v not in self.roots for v in list(arrays_a) + list(arrays_b)):
-            return False
-        written = {self.roots[v] for side in (arrays_a, arrays_b) for v, (_, writes) in side.items() if writes}
-        for root in written:
-            users = {v for v in list(arrays_a) + list(arrays_b) + list(bare_a | bare_b) if self.roots.get(v) == root}
-            if len(users) != 1 or users & (bare_a | bare_b):
-                return False
-            var = users.pop()
-            positions = {p for side in (arrays_a, arrays_b) for p in side.get(var, ([], False))[0]}
-            if len(positions) != 1 or None in positions:
-                return False
-        return True
+        index = a.target.id
+        one = _accesses(a.body, lambda part: _position(part, index), nested=True)
+        two = _accesses(b.body, lambda part: _position(part, index), nested=True)
+        # each written buffer at one position holding the outer index: an iteration touches its own row
+        return _may_share(one, two, self.roots, lambda keys: len(set(keys)) == 1 and None not in keys)
 
     def same_headers(self, a, b):
         """Whether nests with headers ``a`` and ``b`` run over the same indices: the same targets and
@@ -169,47 +156,6 @@ def _movable(stmt, nest):
     return not read & written and not any(isinstance(n, gast.Name) and n.id == target for n in gast.walk(nest))
 
 
-def _row_accesses(body, index):
-    """(plain names assigned, names mentioned other than as an indexed array, {array: ([the position of
-    ``index`` among the array's indices, or None where it is not there once], whether it is written)}) of
-    ``body``, statements of assignments and element loops over them; None for anything else. Inner
-    loops' indices are rebound by their loops before any use, so they are not plain names assigned."""
-    stored, arrays, indexed, targets = set(), {}, set(), set()
-
-    def visit(stmts):
-        for s in stmts:
-            if is_comment(s):
-                continue
-            if _element_loop(s):
-                targets.add(s.target.id)
-                for node in gast.walk(s.iter):
-                    if isinstance(node, gast.Attribute) and node.attr == "shape":
-                        indexed.add(id(node.value))
-                if not visit(s.body):
-                    return False
-                continue
-            if not isinstance(s, (gast.Assign, gast.AugAssign)):
-                return False
-            for t in s.targets if isinstance(s, gast.Assign) else [s.target]:
-                if isinstance(t, gast.Name):
-                    stored.add(t.id)
-                elif not (isinstance(t, gast.Subscript) and isinstance(t.value, gast.Name)):
-                    return False
-            for node in gast.walk(s):
-                if isinstance(node, gast.Attribute) and node.attr == "shape":
-                    indexed.add(id(node.value))       # a shape: no element of the array
-                if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name):
-                    positions, writes = arrays.get(node.value.id, ([], False))
-                    written = isinstance(node.ctx, gast.Store) or isinstance(s, gast.AugAssign) and node is s.target
-                    arrays[node.value.id] = (positions + [_position(node.slice, index)], writes or written)
-                    indexed.add(id(node.value))
-        return True
-    if not visit(body):
-        return None
-    bare = {n.id for s in body for n in gast.walk(s) if isinstance(n, gast.Name) and id(n) not in indexed}
-    return stored, bare - targets, arrays
-
-
 def _position(index, var):
     """Where the plain name ``var`` stands among the parts of ``index``, if it stands there once and no
     other part mentions it; else None."""
@@ -246,7 +192,18 @@ def _independent(first, body_b, roots):
     """Whether the innermost bodies of two nests with the same headers (``first``: the loop indices
     and the first body) may run as one: see the module docstring."""
     indices, body_a = first
-    one, two = _accesses(body_a), _accesses(body_b)
+    elements = [gast.Name(id=i, ctx=gast.Load(), annotation=None, type_comment=None) for i in indices]
+    identity = gast.dump(elements[0] if len(elements) == 1 else gast.Tuple(elts=elements, ctx=gast.Load()))
+    dump = lambda part: gast.dump(loaded_index(part))      # noqa: E731
+    # each written buffer read and written by both only at the element the loops are at
+    return _may_share(_accesses(body_a, dump), _accesses(body_b, dump), roots,
+                      lambda keys: all(k == identity for k in keys))
+
+
+def _may_share(one, two, roots, fits):
+    """Whether two bodies, with the accesses ``one`` and ``two`` (``_accesses``), may run interleaved: no plain
+    name one assigns is mentioned by the other, every array has a known buffer, and each buffer either
+    writes is mentioned in both through one name only, indexed, the keys of its indices passing ``fits``."""
     if one is None or two is None:
         return False
     (stored_a, bare_a, arrays_a), (stored_b, bare_b, arrays_b) = one, two
@@ -254,40 +211,52 @@ def _independent(first, body_b, roots):
         return False
     if any(v not in roots for v in list(arrays_a) + list(arrays_b)):
         return False                   # a buffer that may be any other: no proof
-    elements = [gast.Name(id=i, ctx=gast.Load(), annotation=None, type_comment=None) for i in indices]
-    identity = gast.dump(elements[0] if len(elements) == 1 else gast.Tuple(elts=elements, ctx=gast.Load()))
     written = {roots[v] for side in (arrays_a, arrays_b) for v, (_, writes) in side.items() if writes}
     for root in written:
         users = {v for v in list(arrays_a) + list(arrays_b) + list(bare_a | bare_b) if roots.get(v) == root}
         if len(users) != 1 or users & (bare_a | bare_b):
             return False
         var = users.pop()
-        if any(index != identity for side in (arrays_a, arrays_b) for index in side.get(var, ([], False))[0]):
+        if not fits([k for side in (arrays_a, arrays_b) for k in side.get(var, ([], False))[0]]):
             return False
     return True
 
 
-def _accesses(body):
-    """(plain names assigned, names mentioned other than as an indexed array, {array: ([dumps of its
-    indices], whether it is written)}) of the statements ``body``; None where a statement is not an
-    assignment or augmented assignment."""
-    stored, arrays = set(), {}
-    indexed = set()
-    for s in body:
-        if is_comment(s):
-            continue
-        if not isinstance(s, (gast.Assign, gast.AugAssign)):
-            return None
-        for t in s.targets if isinstance(s, gast.Assign) else [s.target]:
-            if isinstance(t, gast.Name):
-                stored.add(t.id)
-            elif not (isinstance(t, gast.Subscript) and isinstance(t.value, gast.Name)):
-                return None
-        for node in gast.walk(s):
-            if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name):
-                indices, writes = arrays.get(node.value.id, ([], False))
-                written = isinstance(node.ctx, gast.Store) or isinstance(s, gast.AugAssign) and node is s.target
-                arrays[node.value.id] = (indices + [gast.dump(loaded_index(node.slice))], writes or written)
-                indexed.add(id(node.value))
+def _accesses(body, key, nested=False):
+    """(plain names assigned, names mentioned other than as an indexed array, {array: ([``key`` of each of
+    its indices], whether it is written)}) of the statements ``body``; None where a statement is not an
+    assignment or augmented assignment. ``nested``: element loops over such statements are taken too
+    (their indices, rebound by their loops before any use, are no plain names assigned), and reading an
+    array's ``.shape`` reads none of its elements."""
+    stored, arrays, indexed, targets = set(), {}, set(), set()
+
+    def visit(stmts):
+        for s in stmts:
+            if is_comment(s):
+                continue
+            if nested and _element_loop(s):
+                targets.add(s.target.id)
+                indexed.update(id(n.value) for n in gast.walk(s.iter) if isinstance(n, gast.Attribute) and n.attr == "shape")
+                if not visit(s.body):
+                    return False
+                continue
+            if not isinstance(s, (gast.Assign, gast.AugAssign)):
+                return False
+            for t in s.targets if isinstance(s, gast.Assign) else [s.target]:
+                if isinstance(t, gast.Name):
+                    stored.add(t.id)
+                elif not (isinstance(t, gast.Subscript) and isinstance(t.value, gast.Name)):
+                    return False
+            for node in gast.walk(s):
+                if nested and isinstance(node, gast.Attribute) and node.attr == "shape":
+                    indexed.add(id(node.value))
+                if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name):
+                    keys, writes = arrays.get(node.value.id, ([], False))
+                    written = isinstance(node.ctx, gast.Store) or isinstance(s, gast.AugAssign) and node is s.target
+                    arrays[node.value.id] = (keys + [key(node.slice)], writes or written)
+                    indexed.add(id(node.value))
+        return True
+    if not visit(body):
+        return None
     bare = {n.id for s in body for n in gast.walk(s) if isinstance(n, gast.Name) and id(n) not in indexed}
-    return stored, bare, arrays
+    return stored, bare - targets, arrays
