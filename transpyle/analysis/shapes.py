@@ -198,11 +198,8 @@ class Shapes:
             if func in _SHAPE_OF_FIRST:
                 return self.shape_of(value.args[0])
             shape = value.args[0]
-            if func in _MADE_WITH_SHAPE and isinstance(shape, gast.Attribute) and shape.attr == "shape" and \
-                    isinstance(shape.value, gast.Name):
-                return self.name_shape(shape.value)        # np.zeros(x.shape), np.empty(x.shape, np.float64)
             if func in _MADE_WITH_SHAPE:
-                return self.given_shape(shape)            # np.zeros((ny, nx)) with ny, nx = u.shape
+                return self.written_shape(shape)    # np.empty(x.shape, np.float64), np.zeros((ny, nx))
             if func == "rt.unbroadcast" and len(value.args) == 2:
                 return self.shape_of(value.args[1])
             if func in ("np.eye", "np.identity") and len(value.args) <= 2 and \
@@ -238,7 +235,8 @@ class Shapes:
         return broadcast(shapes)
 
     def written_shape(self, shape):
-        """A shape as a reshape is given it: ``x.shape`` (that name's shape) or axis lengths (``given_shape``)."""
+        """A shape as an allocation or a reshape is given it: ``x.shape`` (that name's shape) or axis lengths
+        (``given_shape``: ``ny, nx = u.shape`` before)."""
         if isinstance(shape, gast.Attribute) and shape.attr == "shape" and isinstance(shape.value, gast.Name):
             return self.name_shape(shape.value)
         return self.given_shape(shape)

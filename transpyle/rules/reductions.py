@@ -217,12 +217,17 @@ def _average_kind(k, s):
         raise StaticError("np.average's returned= must be a constant keyword (returned=True or returned=False)",
                           hint="write returned=True as a keyword; the call is then (average, sum of weights)")
     _average_parts(s, k)
-    return reduced({"x": k["a"]}, {"axis": s["axis"], "keepdims": s["keepdims"]}).with_dtype("float64") \
-        if not k["a"].is_complex else reduced({"x": k["a"]}, {"axis": s["axis"], "keepdims": s["keepdims"]})
+    averaged = _averaged(k, s)
+    return averaged if k["a"].is_complex else averaged.with_dtype("float64")
 
 
 def _weights_sum_kind(k, s):
-    return reduced({"x": k["a"]}, {"axis": s["axis"], "keepdims": s["keepdims"]}).with_dtype("float64")
+    return _averaged(k, s).with_dtype("float64")
+
+
+def _averaged(k, s):
+    """The kind of ``a`` reduced along np.average's ``axis`` (with ``keepdims``): the shape of both its values."""
+    return reduced({"x": k["a"]}, {"axis": s["axis"], "keepdims": s["keepdims"]})
 
 
 _AVERAGE = "a, axis=None, weights=None, returned=False, keepdims=False"

@@ -277,15 +277,12 @@ def _reused_in_loops(fn, uses, kinds):
 
 
 def _reset_of(s, kinds):
-    """``x`` for ``x = np.zeros_like(x)`` of a float64 array, else None."""
-    if isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name) and \
-            isinstance(s.value, gast.Call) and dotted(s.value.func) == "np.zeros_like" and \
-            len(s.value.args) == 1 and isinstance(s.value.args[0], gast.Name) and \
-            s.value.args[0].id == s.targets[0].id and not s.value.keywords:
-        kind = kinds.get(s.targets[0].id)
-        if isinstance(kind, Kind) and kind.dtype == "float64" and kind.ndim > 0:
-            return s.targets[0].id
-    return None
+    """``x`` for ``x = np.zeros_like(x)`` of a float64 array (``_zeroed_array`` made like itself), else None."""
+    var = _zeroed_array(s, kinds)
+    if var is None or dotted(s.value.func) != "np.zeros_like" or s.value.keywords or len(s.value.args) != 1:
+        return None
+    arg = s.value.args[0]
+    return var if isinstance(arg, gast.Name) and arg.id == var else None
 
 
 def _holders(stmt, var):

@@ -10,6 +10,7 @@ import copy
 import gast
 import numpy as np
 
+from ..analysis.shape_terms import ONE
 from ..base.ast_utils import attr_chain, dotted, is_basic_part, is_empty_declaration, is_new_axis, name, subscript_parts
 from ..base.kinds import Kind
 from ..runtime.elementary import VECTOR_FORMS
@@ -301,14 +302,13 @@ def loaded_index(index):
     return gast.Tuple(elts=index.elts, ctx=gast.Load()) if isinstance(index, gast.Tuple) else index
 
 
-def result_dims(shapes, value, one):
+def result_dims(shapes, value):
     """The shape of an elementwise ``value`` whose operands broadcast against each other (an outer
     difference ``pos[None, :, :] - pos[:, None, :]``): for each axis of the result, of symbolic shape known
     to ``shapes`` (an ``analysis.shapes.Shapes``), (an operand, its axis of that length); None where an
-    operand of the result's whole shape exists, or an axis is not some operand's. ``one`` is the term of an
-    axis of length one."""
+    operand of the result's whole shape exists, or an axis is not some operand's."""
     result = shapes.known(value)
-    if not result or one in result:
+    if not result or ONE in result:
         return None
     leaves = [(leaf, shapes.known(leaf)) for leaf in operands(value) if is_operand(leaf)]
     if any(shape == result for _, shape in leaves):

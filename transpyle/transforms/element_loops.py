@@ -200,7 +200,7 @@ class ElementLoops:
         dest = (shape_of.id, shape_of) if shape_of is not None else None
         # operands broadcast against each other: the array is made with the result's shape and the loops
         # run over it
-        dims = result_dims(self.shapes, value, ONE) if dest is None and self.shapes.same_as(value, var) else None
+        dims = result_dims(self.shapes, value) if dest is None and self.shapes.same_as(value, var) else None
         if dims is not None:
             dest = (var, name(var))
         plan = self.plan(value, kind.ndim, dest, full=shape_of is not None)

@@ -63,17 +63,20 @@ def axis_sum(lowering, target, value):
     drop = not keep.value and k == 0
     dims = [f"{length}[{j}]" if j != k else "1" for j in range(rank) if not (drop and j == k)]
     reduced = tuple(t if j != k else ONE for j, t in enumerate(shape) if not (drop and j == k))
-    lowering.kinds[dest] = Kind("float64", len(reduced))
-    lowering.roots[dest] = dest
-    before = lowering.shapes.of.get(dest)
-    lowering.shapes.of[dest] = reduced
+    facts = (lowering.kinds, lowering.roots, lowering.shapes.of)
+    before = [table.get(dest) for table in facts]
+    for table, fact in zip(facts, (Kind("float64", len(reduced)), dest, reduced)):
+        table[dest] = fact
     add = gast.AugAssign(target=name(dest, store=True), op=gast.Add(),
                          value=gast.Call(func=parse_expr("rt.unbroadcast"), args=[copy.deepcopy(summed), name(dest)],
                                          keywords=[]))
     lowered = lowering.statement(add)
     if lowered is None or not any(isinstance(s, (gast.For, gast.If)) for s in lowered):
-        if before is None:
-            lowering.shapes.of.pop(dest, None)
+        for table, fact in zip(facts, before):       # as they were: the statement stays the call
+            if fact is None:
+                table.pop(dest, None)
+            else:
+                table[dest] = fact
         return None
     out = [assign_to(dest, parse_expr(f"np.zeros(({', '.join(dims)},), np.float64)"))] + lowered
     if dotted(value.func) == "rt.mean_axis":
