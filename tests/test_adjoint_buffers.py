@@ -236,7 +236,7 @@ def test_a_sum_over_rows_keeps_the_loops_over_rows_apart():
 
 def test_a_loops_temporary_adjoint_is_made_once():
     text = transpyle.show(transpyle.grad(pair_forces_in_steps), args=(np.ones((4, 2)), np.ones((4, 2))))
-    loop = text.split("# adjoint sweep")[1].split("\n    for ")[1]
+    loop = text.split("# adjoint sweep")[1].split("\n    for _ in ")[1]
     # no adjoint of the pairwise differences is zeroed again each iteration: each iteration's first
     # contribution assigns into the one array made before the loop
     assert not re.search(r"bd\w* = np\.zeros_like\(bd", loop)

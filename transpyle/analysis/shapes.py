@@ -67,45 +67,60 @@ class Shapes:
                 axes = lengths.get(a.id) or tuple((a.id, k) for k in range(kind.ndim))
                 initial[a.id] = self.of[a.id] = tuple(("axis", arg, k, 0) for arg, k in axes)
         self.positions = Positions(tree, kinds)
-        defs = {}
+        defs, restored = {}, set()
         for s in assignments(tree.body):
             t = s.targets[0]
-            if isinstance(t, gast.Name) and not is_empty_declaration(s.value):
-                defs.setdefault(t.id, []).append(s.value)
+            if not isinstance(t, gast.Name) or is_empty_declaration(s.value):
+                continue
+            # a value taken back from a tape is one the name had (pushed just before the name was set
+            # again, or its empty declaration, which is never read): it adds no shape of its own
+            if isinstance(s.value, gast.Call) and dotted(s.value.func) == "rt.tape_pop":
+                restored.add(t.id)
+                continue
+            defs.setdefault(t.id, []).append(s.value)
         # an argument rebound in a loop (normalize renames the others) keeps its shape only where every
         # value it is given has the argument's shape; only one never rebound stands for its values
         self.arguments = {a.id for a in tree.args.args} - set(defs)
         # integers defined once as an axis length (``ny, nx = u.shape``): np.zeros((ny, nx)) has u's shape
         self.length_reads = {v: values[0] for v, values in defs.items()
                              if len(values) == 1 and _is_axis_length(values[0])}
-        # optimistic fixed point: a name not yet known is left out; a name whose definitions disagree,
-        # or one of which is unknown, becomes unknown for good
+        # optimistic fixed point: a name none of whose values is known yet is left out; a name whose
+        # definitions disagree, or one of which is unknown, becomes unknown for good
         unknown = self.unknown
-        changed = True
+        changed, rounds = True, 0
         while changed:
-            changed = False
+            changed, rounds = False, rounds + 1
             for v, values in defs.items():
                 if v in unknown:
                     continue
                 shapes = [initial[v]] if v in initial else []
                 shapes += [self.shape_of(value) for value in values]
                 if any(s is PENDING for s in shapes):
-                    if v not in self.of:
-                        continue
+                    # the shape the known values give is taken while the others wait (a loop's
+                    # ``bx = np.zeros_like(bx)`` waits on itself); a later round undoes a wrong guess
                     shapes = [s for s in shapes if s is not PENDING]
+                    if not shapes:
+                        continue
                 first = shapes[0] if shapes else None
                 if first is None and shapes == [None] and len(values) == 1:
                     first = self.opaque(v)
                     shapes = [first]
                 if first is not None and bound_names(first) and not self.positions.span_holds(v, bound_names(first)):
                     first = None
-                if first is None or any(s != first for s in shapes):
+                # guesses that keep changing (past a bound no chain of names reaches) are given up
+                if first is None or any(s != first for s in shapes) or \
+                        rounds > 2 * len(defs) + 8 and self.of.get(v) != first:
                     unknown.add(v)
                     self.of.pop(v, None)
                     changed = True
                 elif self.of.get(v) != first:
                     self.of[v] = first
                     changed = True
+        # ... but a span's bounds may have changed since the value was pushed
+        for v in restored:
+            if v in self.of and bound_names(self.of[v]) or v not in defs:
+                self.of.pop(v, None)
+                unknown.add(v)
         # x[part] op= b: the value stored has the part's shape, whatever b's (NumPy broadcasts b into it)
         for s in assignments(tree.body):
             t, v = s.targets[0], s.value
@@ -249,17 +264,24 @@ class Shapes:
             if isinstance(n, gast.Constant) and type(n.value) is int and n.value == 1:
                 terms.append(ONE)
                 continue
-            read = self.length_reads.get(n.id) if isinstance(n, gast.Name) else None
-            if read is None or not self.integer(n):
-                return None
-            whole = self.name_shape(read.value.value)
-            if whole is PENDING or whole is None:
-                return whole
-            k = read.slice.value
-            if not -len(whole) <= k < len(whole):
-                return None
-            terms.append(whole[k])
+            term = self.length_term(n)
+            if term is None or term is PENDING:
+                return term
+            terms.append(term)
         return tuple(terms)
+
+    def length_term(self, node):
+        """The term of an axis length: ``x.shape[k]`` written out, or an integer name defined once as one
+        (``n = x.shape[0]``); None (or PENDING) where it is not one."""
+        read = node if _is_axis_length(node) else \
+            self.length_reads.get(node.id) if isinstance(node, gast.Name) and self.integer(node) else None
+        if read is None:
+            return None
+        whole = self.name_shape(read.value.value)
+        if whole is PENDING or whole is None:
+            return whole
+        k = read.slice.value
+        return whole[k] if -len(whole) <= k < len(whole) else None
 
     def reduced_shape(self, bound):
         """``np.sum(x, axis=k, keepdims=...)``: x's shape with axis k dropped, or of length one."""
@@ -292,7 +314,10 @@ class Shapes:
             term = base[axis]
             axis += 1
             if isinstance(part, gast.Slice):
-                out.append(self.sliced(term, part))
+                term = self.sliced(term, part)
+                if term is PENDING:
+                    return PENDING
+                out.append(term)
             elif isinstance(part, gast.Constant) and isinstance(part.value, int) or self.integer(part):
                 continue            # an integer index drops the axis
             else:
@@ -317,12 +342,15 @@ class Shapes:
         shift an argument's axis; computed bounds of step one make a span; otherwise unknown."""
         if term is None or part.step is not None and not (isinstance(part.step, gast.Constant) and part.step.value == 1):
             return None
-        if part.lower is None and part.upper is None:
+        upper = self.end_relative(term, part.upper)
+        if upper is PENDING:
+            return PENDING
+        if part.lower is None and upper is None:
             return term
         lo = 0 if part.lower is None else _const_int(part.lower)
-        hi = 0 if part.upper is None else _const_int(part.upper)
+        hi = 0 if upper is None else upper if isinstance(upper, int) else _const_int(upper)
         if lo is not None and hi is not None:
-            if term[0] != "axis" or lo < 0 or hi > 0 or part.upper is not None and hi == 0:
+            if term[0] != "axis" or lo < 0 or hi > 0 or upper is not None and hi == 0:
                 return None
             # offsets are never positive, and then max(0, max(0, n + a) + b) = max(0, n + a + b): slices compose
             kind, arg, axis, offset = term
@@ -332,6 +360,28 @@ class Shapes:
         return ("span", term, _key(part.lower), _key(part.upper))
 
 
+
+
+    def end_relative(self, term, upper):
+        """A slice's upper bound over an axis of length ``term`` counted from the axis's end where it is the
+        axis's own length ``n`` plus a constant: ``n`` and more is None (the end), ``n - 1`` and ``n - 2``
+        are -1 and -2 (the same stop for every n: where n - c is negative, Python's n + (n - c) is not
+        above 0 for c <= 2); else ``upper`` as written. PENDING while the length's array is."""
+        if upper is None:
+            return None
+        length, c = upper, 0
+        if isinstance(upper, gast.BinOp) and isinstance(upper.op, (gast.Add, gast.Sub)):
+            c = _const_int(upper.right)
+            c = None if c is None else c if isinstance(upper.op, gast.Add) else -c
+            length = upper.left
+        if c is None:
+            return upper
+        found = self.length_term(length)
+        if found is PENDING:
+            return PENDING
+        if found is None or found != term:
+            return upper
+        return None if c >= 0 else c if c >= -2 else upper
 
 
 def _is_axis_length(value):

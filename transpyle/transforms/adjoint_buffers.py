@@ -240,9 +240,10 @@ def _cover(block, s, var, alloc, uses, kinds):
 
 
 def _shape_test_only(test, var):
-    """Whether ``test`` reads ``var`` only as an argument of ``rt.conform`` (its shape)."""
+    """Whether ``test`` reads ``var`` only for its shape: as an argument of ``rt.conform``, or ``var.shape``."""
     shapes = {id(a) for n in gast.walk(test) if isinstance(n, gast.Call) and dotted(n.func) == "rt.conform"
               for a in n.args}
+    shapes |= {id(n.value) for n in gast.walk(test) if isinstance(n, gast.Attribute) and n.attr == "shape"}
     return all(id(n) in shapes for n in gast.walk(test) if isinstance(n, gast.Name) and n.id == var)
 
 
