@@ -1,17 +1,17 @@
 """The declared list of passes each mode runs after the frontend (``passes.FRONTEND``)."""
 from ..base.errors import TranspileError
 from . import drivers
-from .passes import (ACTIVITY, CUSTOM_RULES, ELEMENT_LOOPS, FORWARD, FRONTEND, FUSE, OUTLINE_LOOPS, PARALLEL_LOOPS,
-                     REVERSE, TIDY)
+from .passes import (ACTIVITY, ADJOINT_HANDOVER, CUSTOM_RULES, ELEMENT_LOOPS, FORWARD, FRONTEND, FUSE, OUTLINE_LOOPS,
+                     PARALLEL_LOOPS, REVERSE, TIDY)
 
 #: how vmap is compiled: a parallel loop over the per-example function, or batched array code
 STRATEGIES = ("loop", "array")
 
 BACK_END = {
     "primal": (drivers.PRIMAL, FUSE, ELEMENT_LOOPS, TIDY, OUTLINE_LOOPS, PARALLEL_LOOPS),
-    "grad": (ACTIVITY, REVERSE, CUSTOM_RULES, FUSE, ELEMENT_LOOPS, TIDY, OUTLINE_LOOPS, PARALLEL_LOOPS),
-    "value_and_grad": (ACTIVITY, REVERSE, CUSTOM_RULES, FUSE, ELEMENT_LOOPS, TIDY, OUTLINE_LOOPS, PARALLEL_LOOPS),
-    "vjp": (ACTIVITY, REVERSE, CUSTOM_RULES, FUSE, ELEMENT_LOOPS, TIDY, OUTLINE_LOOPS, PARALLEL_LOOPS),
+    # the sweeps of reverse mode
+    **{m: (ACTIVITY, REVERSE, CUSTOM_RULES, ADJOINT_HANDOVER, FUSE, ELEMENT_LOOPS, TIDY, OUTLINE_LOOPS, PARALLEL_LOOPS)
+       for m in ("grad", "value_and_grad", "vjp")},
     "jvp": (ACTIVITY, FORWARD, CUSTOM_RULES, FUSE, ELEMENT_LOOPS, TIDY, OUTLINE_LOOPS, PARALLEL_LOOPS),
     "jacfwd": (drivers.JACOBIAN, FUSE, ELEMENT_LOOPS, TIDY),
     "jacrev": (drivers.JACOBIAN, FUSE, ELEMENT_LOOPS, TIDY),

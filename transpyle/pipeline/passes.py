@@ -23,7 +23,7 @@ from ..base.errors import TranspileError
 from ..base.kinds import kind_of_value
 from ..frontend import in_place, infer, inline, jumps, lower_calls, lower_indexing, normalize, rename, resolve
 from ..frontend.source import read_function
-from ..transforms import custom_rules, element_loops, forward, fuse, outline_loops, parallel_loops, reverse, tidy
+from ..transforms import adjoint_handover, custom_rules, element_loops, forward, fuse, outline_loops, parallel_loops, reverse, tidy
 
 
 @dataclasses.dataclass(frozen=True)
@@ -136,6 +136,8 @@ def _settle(tree, ctx, job):
 FRONTEND_BY_NAME = {p.name: p for p in FRONTEND}
 CUSTOM_RULES = Pass("custom_rules", "markers of custom derivative rules -> plain values; bwd rules inlined",
                     ("compilable",), ("settled",), _settle)
+ADJOINT_HANDOVER = Pass("adjoint_handover", "an adjoint handed to a temporary and zeroed -> kept in its buffer",
+                        ("derivative",), ("handed over",), adjoint_handover.run)
 FUSE = Pass("fuse", "temporaries read once -> substituted into their read: elementwise chains are one expression",
             ("compilable",), ("fused",), fuse.run)
 ELEMENT_LOOPS = Pass("element_loops", "elementwise array statements -> loops over the elements (code Numba compiles)",
