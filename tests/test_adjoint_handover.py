@@ -49,7 +49,15 @@ def rows_rebound(a, b):
     return np.sum(a)
 
 
+def scaled_by_neighbour_sums(b, y):
+    b = b.copy()
+    for i in range(2):
+        b[0, i] *= 1.0 + 0.2 * np.sin(np.sum(y[:-1] + y[1:]))
+    return np.sum(b * b)
+
+
 CASES = [
+    (scaled_by_neighbour_sums, lambda r, n: (r.normal(size=(3, 3)), r.normal(size=n + 2))),
     (explicit_steps, lambda r, n: (r.normal(size=n), r.normal(size=n))),
     (explicit_steps, lambda r, n: (r.normal(size=(n, 2)), r.normal(size=2))),
     (leapfrog, lambda r, n: (r.normal(size=(n, 3)), r.normal(size=(n, 3)), r.uniform(0.5, 1.5, n))),
@@ -110,6 +118,9 @@ def test_zeroed_in_place_after_the_last_read():
     "        bv += t\n",
     # the temporary is read in the next iteration
     "def f(bx, bv, n):\n    t = bv\n    for k in range(n):\n        bv += t\n        t = bx\n        bx = np.zeros_like(bx)\n",
+    # a name handed the adjoint earlier is read after it is written
+    "def f(bx, bv, n):\n    for k in range(n):\n        t = bx\n        s = bx\n        bx = np.zeros_like(bx)\n"
+    "        bv += s\n        bx += bv\n        bv += t\n",
     # the adjoint shares memory with another array
     "def f(bx, bv, n):\n    bx = bv\n    for k in range(n):\n        t = bx\n        bx = np.zeros_like(bx)\n"
     "        bv += t\n",

@@ -1,6 +1,7 @@
 """Compiled code specialized on which argument axes have equal lengths (``base.kinds.equal_axes``): the
 symbolic shapes prove more shapes equal, so element loops need no run-time shape tests; a call whose
-arguments have other equal axes compiles code of its own, through the slow and the fast path alike."""
+arguments have other equal axes compiles code of its own, through the slow and the fast path alike. An
+integer argument equal to an axis length (a size passed beside the array) is specialized on the same way."""
 import numpy as np
 import pytest
 
@@ -48,6 +49,9 @@ def test_gradient_of_arrays_made_with_axis_lengths(backend):
 def test_equal_axes_name_the_first_axis_of_each_length():
     a, b, c = np.zeros((3, 4)), np.zeros(4), np.zeros((4, 3))
     assert equal_axes((a, 2.0, b, c)) == (((0, 0), (0, 1)), None, ((0, 1),), ((0, 1), (0, 0)))
+    # an integer equal to an axis length names that axis; others, and bools, name none
+    assert equal_axes((4, a, 3, 5, True, np.int64(3))) == (((1, 1),), ((1, 0), (1, 1)), ((1, 0),), None, None,
+                                                          ((1, 0),))
 
 
 @pytest.mark.parametrize("backend", ["numpy", pytest.param("numba", marks=pytest.mark.numba)])
@@ -92,3 +96,33 @@ def test_fast_entries_stay_bounded_across_many_shapes():
         np.testing.assert_allclose(g(x), 2 * x)
         np.testing.assert_allclose(g(x), 2 * x)          # the fast path
     assert len(g._fast) <= 256
+
+
+# ---- integer arguments equal to an axis length --------------------------------------------------------
+def interior_sweeps(u, n):
+    # n passed beside the array, as array codes pass sizes; it may also be smaller than the array
+    v = np.zeros((n, n))
+    for j in range(1, n - 1):
+        v[1:n - 1, j] = 0.5 * (u[j, 0:n - 2] + u[j, 2:n]) + 0.25 * v[1:n - 1, j - 1]
+    return np.sum(v * v) + np.sum(u[:n, 0] ** 2)
+
+
+def test_an_integer_equal_to_an_axis_length_is_specialized_on():
+    text = transpyle.show(transpyle.grad(interior_sweeps), args=(np.ones((6, 6)), 6))
+    assert "u.shape[0] == u.shape[1] == n" in text.splitlines()[0]
+    assert "rt.conform" not in text and "rt.unbroadcast" not in text
+    other = transpyle.show(transpyle.grad(interior_sweeps), args=(np.ones((6, 6)), 4))
+    assert "== n" not in other.splitlines()[0]
+
+
+@pytest.mark.parametrize("backend", ["numpy", pytest.param("numba", marks=pytest.mark.numba)])
+def test_calls_with_integers_equal_to_a_length_and_not_keep_their_own_code(backend):
+    rng = np.random.default_rng(6)
+    grad, jit = transpyle.grad(interior_sweeps, backend=backend), transpyle.jit(interior_sweeps, backend=backend)
+    u = rng.normal(size=(6, 6))
+    # the same array with n equal to its length, then smaller, then equal again: each call its own answer
+    for n in (6, 4, 6, 5, 1, 6):
+        assert np.isclose(jit(u, n), interior_sweeps(u, n), rtol=1e-12)
+        for _ in range(2):                    # the second call takes the fast path
+            want, noise = numerical_grad(lambda u: interior_sweeps(u, n), (u,), 0)
+            np.testing.assert_allclose(grad(u, n), want, rtol=1e-6, atol=1e-8 + 10 * np.max(noise))

@@ -316,3 +316,4 @@ def test_values_taken_back_from_tapes_and_reset_in_loops_keep_shapes():
     changed = _shapes("def f(x, n, tp):\n    bt = np.zeros_like(x)\n    for i in range(n):\n"
                       "        bt = np.zeros_like(bt[1:])\n", kinds)
     assert "bt" not in changed.of
+

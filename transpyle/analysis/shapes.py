@@ -60,9 +60,14 @@ class Shapes:
         self.of = {}
         self.witnesses = {}
         initial = {}
+        self.length_args = {}           # integer arguments equal to an argument's axis length: its term
         for a in tree.args.args:
             kind = kinds.get(a.id)
-            if isinstance(kind, Kind):
+            if isinstance(kind, Kind) and kind.ndim == 0:
+                if lengths.get(a.id) and kind.dtype.startswith("int"):
+                    (arg, k), = lengths[a.id]
+                    self.length_args[a.id] = ("axis", arg, k, 0)
+            elif isinstance(kind, Kind):
                 # an axis is named by the first argument axis of its length where the code is specialized
                 axes = lengths.get(a.id) or tuple((a.id, k) for k in range(kind.ndim))
                 initial[a.id] = self.of[a.id] = tuple(("axis", arg, k, 0) for arg, k in axes)
@@ -271,8 +276,11 @@ class Shapes:
         return tuple(terms)
 
     def length_term(self, node):
-        """The term of an axis length: ``x.shape[k]`` written out, or an integer name defined once as one
-        (``n = x.shape[0]``); None (or PENDING) where it is not one."""
+        """The term of an axis length: ``x.shape[k]`` written out, an integer name defined once as one
+        (``n = x.shape[0]``), or an integer argument never rebound that the code is specialized to equal
+        one; None (or PENDING) where it is not one."""
+        if isinstance(node, gast.Name) and node.id in self.length_args and node.id in self.arguments:
+            return self.length_args[node.id]
         read = node if _is_axis_length(node) else \
             self.length_reads.get(node.id) if isinstance(node, gast.Name) and self.integer(node) else None
         if read is None:

@@ -84,12 +84,15 @@ FAST_ENTRIES = 256
 def _fast_key(a):
     """A cheap stand-in for an argument's kind, used to find compiled code on later calls. An array's
     shape stands for which of its axes have the lengths of other arguments' axes, which compiled code is
-    specialized on (``base.kinds.equal_axes``): the same shapes have the same equal axes."""
+    specialized on (``base.kinds.equal_axes``): the same shapes have the same equal axes; an integer
+    stands for itself (whether it equals an axis length is specialized on too)."""
     t = type(a)
     if t is np.ndarray:
         return (a.dtype, a.shape)
     if t is Array:
         return (a.dtype, a.shape, Array)
+    if t is int or t is np.int64:
+        return (t, a)           # compiled code may be specialized on an integer equal to an axis length
     if t in _FAST_TYPES:
         return t
     raise TypeError

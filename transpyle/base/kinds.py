@@ -87,10 +87,16 @@ def equal_axes(values):
     """Which axes of the array ``values`` have equal lengths: for each value, None (not an array) or, for
     each of its axes, the position ``(value, axis)`` of the first axis of that length in argument order.
     Compiled code is specialized on it as on the kinds (``analysis/shapes`` proves more shapes equal with
-    it), so it is part of the key that finds compiled code."""
+    it), so it is part of the key that finds compiled code. An integer that equals an axis length gets
+    that axis's position (after the arrays, which never name an integer's)."""
     first = {}
-    return tuple(tuple(first.setdefault(n, (i, k)) for k, n in enumerate(v.shape)) if isinstance(v, np.ndarray)
-                 else None for i, v in enumerate(values))
+    out = [tuple(first.setdefault(n, (i, k)) for k, n in enumerate(v.shape)) if isinstance(v, np.ndarray) else None
+           for i, v in enumerate(values)]
+    # an integer argument of an axis's length (``n`` passed beside an array of n rows): ``(position,)``
+    for i, v in enumerate(values):
+        if isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) and int(v) in first:
+            out[i] = (first[int(v)],)
+    return tuple(out)
 
 
 def promote(*kinds):

@@ -72,9 +72,17 @@ class Handover:
         z = _first(later, x)
         if z is None or not _zeroed_like_itself(later[z], x):
             return
-        holders = self.holders(stmts, i, t)
-        if holders is None or not self.only_handed_over(x):
+        if not self.only_handed_over(x, stmts):
             return
+        # every name handed the adjoint before (b_t17 = bx; b_t18 = bx; bx = np.zeros_like(bx)) holds it
+        holders = set()
+        for k in range(i + 1):
+            handed = self.hand_over(stmts[k])
+            if handed is not None and handed[1] == x:
+                found = self.holders(stmts, k, handed[0])
+                if found is None:
+                    return
+                holders |= found
         nxt = _first(later, x, z + 1)
         nxt = len(later) if nxt is None else nxt
         reads = [k for k, s in enumerate(later) if any(_mentions(s, h) for h in holders)]
@@ -113,9 +121,14 @@ class Handover:
             return None
         return held
 
-    def only_handed_over(self, x):
+    def only_handed_over(self, x, stmts):
         """Whether ``x`` is only ever set to new arrays, and every name set to its memory is a hand-over
-        ``t = x`` (read only after it, in its own statement list, where it is one)."""
+        ``t = x`` of the statement list ``stmts``."""
+        here = sum(1 for s in stmts if self.hand_over(s) is not None and self.hand_over(s)[1] == x)
+        everywhere = sum(1 for n in gast.walk(self.fn) if isinstance(n, gast.Assign) and self.hand_over(n) is not None
+                         and self.hand_over(n)[1] == x)
+        if here != everywhere:
+            return False
         for node in gast.walk(self.fn):
             if isinstance(node, gast.Assign) and any(isinstance(t, gast.Name) and t.id == x for t in node.targets) \
                     and not (_arithmetic(node.value) or isinstance(node.value, gast.Call) and
