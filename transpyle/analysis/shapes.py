@@ -347,7 +347,10 @@ class Shapes:
 
     def sliced(self, term, part):
         """The length term of ``term[part]``: constant bounds ``lo >= 0`` and ``hi`` none or negative
-        shift an argument's axis; computed bounds of step one make a span; otherwise unknown."""
+        shift an argument's axis; computed bounds of step one make a span; the whole axis reversed
+        (``[::-1]``) keeps its term; otherwise unknown."""
+        if term is not None and part.lower is None and part.upper is None and _const_int(part.step) == -1:
+            return term                  # x[::-1]: reversed, as np.flip is written
         if term is None or part.step is not None and not (isinstance(part.step, gast.Constant) and part.step.value == 1):
             return None
         upper = self.end_relative(term, part.upper)

@@ -14,7 +14,6 @@ from ..analysis.shape_terms import ONE
 from ..base.ast_utils import attr_chain, dotted, is_basic_part, is_empty_declaration, is_new_axis, name, subscript_parts
 from ..base.kinds import Kind
 from ..runtime.elementary import VECTOR_FORMS
-from .fuse import _MATH
 
 #: calls whose result is a new buffer
 _FRESH = {"np.zeros", "np.ones", "np.empty", "np.full", "np.copy", "np.zeros_like", "np.ones_like",
@@ -28,6 +27,10 @@ _VIEW_OR_COPY = {"rt.reshape", "np.reshape", "np.ravel", "np.transpose", "np.swa
 _VIEW_OR_COPY_METHODS = {"reshape", "ravel", "transpose", "swapaxes", "squeeze", "view"}
 #: the root of every argument: a caller may pass the same array twice
 _ARGUMENTS = "<arguments>"
+
+#: the functions of ``math`` that are elementwise over numbers
+MATH_FUNCTIONS = {"sqrt", "exp", "log", "log1p", "expm1", "sin", "cos", "tan", "tanh", "sinh", "cosh", "atan", "asin",
+         "acos", "fabs", "floor", "ceil", "pow", "atan2", "hypot", "erf", "erfc", "log10", "log2"}
 
 
 # ---- expressions ------------------------------------------------------------------------------------
@@ -73,7 +76,7 @@ def elementwise(node):
         module, attr = node.func.value.id, node.func.attr
         ok = module == "np" and isinstance(getattr(np, attr, None), np.ufunc) and \
             getattr(np, attr).nin == len(node.args) and getattr(np, attr).nout == 1 or \
-            module == "math" and attr in _MATH or _is_select(node)
+            module == "math" and attr in MATH_FUNCTIONS or _is_select(node)
         return ok and all(elementwise(a) for a in node.args)
     return False
 

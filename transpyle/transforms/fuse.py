@@ -16,16 +16,30 @@ What may be substituted, and past what:
   write, no call that may change an array), so the operands hold the same contents at the use.
 Loops, branches and other statements with effects are never crossed by a value, and a temporary
 is never moved into a loop or branch. Source comments left with nothing under them go in ``tidy``.
+
+A *cheap* value, read by several later statements of its block (the adjoint of ``hz -= 0.7 * (...)``,
+``b_t20 = -bhz[:-1, :-1] * 0.7``, added into four parts of other adjoints), is computed in each of them
+instead: it reads one array and does at most two additions or products with numbers (a division costs
+more than reading a stored value), so each reader reads that
+array in place of the temporary, and the temporary's allocation and pass go. Every reader must be an
+elementwise statement (it becomes an element loop), and the statements up to the last read may write
+only into buffers other than the array it reads (``element_forms.buffer_roots``) and rebind none of
+its names.
 """
+import copy
+
 import gast
 import numpy as np
 
 from ..base.ast_utils import dotted, has_slice, is_basic_part, is_comment
+from .element_forms import MATH_FUNCTIONS, buffer_roots
 from .tidy import _pure, remove_dead
 
 _SUMMED_FIRST = ("rt.sum_axis", "rt.mean_axis")
-_MATH = {"sqrt", "exp", "log", "log1p", "expm1", "sin", "cos", "tan", "tanh", "sinh", "cosh", "atan", "asin",
-         "acos", "fabs", "floor", "ceil", "pow", "atan2", "hypot", "erf", "erfc", "log10", "log2"}
+
+
+#: the most operations a value may do to be computed again by each of its readers (``_cheap``)
+CHEAP_OPERATIONS = 2
 
 
 def run(tree, ctx, job):
@@ -36,14 +50,17 @@ def run(tree, ctx, job):
         return tree
     for fn in ctx.helpers + [tree]:
         remove_dead(fn, ctx)         # placeholders of names first set in loops, when nothing reads them later
-        fuse_function(fn)
+        fuse_function(fn, ctx.kinds)
     return tree
 
 
-def fuse_function(fn):
+def fuse_function(fn, kinds=None):
     stores, loads = _counts(fn)
     params = {a.id for a in fn.args.args}
     single = {v for v, n in loads.items() if n == 1 and stores.get(v, 0) == 1 and v not in params}
+    once = {v for v, n in stores.items() if n == 1 and v not in params}
+    roots = buffer_roots(fn, kinds) if kinds is not None else None
+    written = _written_roots([fn], roots, kinds) if roots is not None else None
 
     def block(stmts):
         out = list(stmts)
@@ -55,6 +72,10 @@ def fuse_function(fn):
                 if isinstance(inner, list) and inner and not isinstance(s, gast.FunctionDef):
                     setattr(s, field, block(inner))
             if _definition(s, single) and _substitute_forward(out, i):
+                out.pop(i)
+                continue
+            source = _cheap_definition(s, once, kinds) if roots is not None else None
+            if source is not None and _recompute_in_readers(out, i, source, loads[s.targets[0].id], roots, written):
                 out.pop(i)
                 continue
             if _self_assignment(s):         # x = _t; _t = x, after substituting: x = x
@@ -169,6 +190,130 @@ def _harmless(stmt):
     return isinstance(stmt, gast.Assign) and all(isinstance(t, gast.Name) for t in stmt.targets) and _pure(stmt.value)
 
 
+# ---- cheap values computed by each reader ------------------------------------------------------------
+def _cheap_definition(s, once, kinds):
+    """For ``t = E`` of an array ``t`` set once, where ``E`` reads one array (a name or a basic part) and
+    does at most ``CHEAP_OPERATIONS`` operators with numbers: the name of the array ``E`` reads; else None."""
+    if not (isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name) and
+            s.targets[0].id in once and getattr(kinds.get(s.targets[0].id), "ndim", 0) >= 1):
+        return None
+    arrays, ops = [], 0
+
+    def walk(node):
+        nonlocal ops
+        if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Add, gast.Sub, gast.Mult)):
+            ops += 1
+            return walk(node.left) and walk(node.right)
+        if isinstance(node, gast.UnaryOp):
+            ops += 1
+            return walk(node.operand)
+        if isinstance(node, gast.Constant):
+            return isinstance(node.value, (int, float)) and not isinstance(node.value, bool)
+        if isinstance(node, gast.Name):
+            kind = kinds.get(node.id)
+            if getattr(kind, "ndim", None) == 0:
+                return True
+            arrays.append(node)
+            return kind is not None
+        if isinstance(node, gast.Subscript) and is_basic_part(node) and has_slice(node):
+            arrays.append(node)
+            return True
+        return False
+    if not (walk(s.value) and len(arrays) == 1 and 1 <= ops <= CHEAP_OPERATIONS):
+        return None
+    return arrays[0].value.id if isinstance(arrays[0], gast.Subscript) else arrays[0].id
+
+
+def _recompute_in_readers(stmts, i, source, reads, roots, written):
+    """Put the cheap value of ``stmts[i]`` into each of its ``reads`` reads, all in later elementwise
+    statements of ``stmts``; False (nothing changed) where a read is elsewhere or a statement up to the last
+    read may change what the value reads."""
+    s = stmts[i]
+    var, value = s.targets[0].id, s.value
+    names = {n.id for n in gast.walk(value) if isinstance(n, gast.Name)}
+    root = roots.get(source)
+    # the temporary's own memory must be written nowhere (through a name it is handed to, ``b = t``)
+    if root is None or roots.get(var) is None or roots[var] in written or None in written:
+        return False
+    readers, found = [], 0
+    for later in stmts[i + 1:]:
+        if found == reads:
+            break
+        if is_comment(later):
+            continue
+        n = sum(1 for m in gast.walk(later) if isinstance(m, gast.Name) and m.id == var and
+                isinstance(m.ctx, gast.Load))
+        if n and not _elementwise_reader(later, var):
+            return False
+        if _rebinds(later) & names:
+            return False
+        if not _writes_elsewhere(later, root, roots):
+            return False
+        if n:
+            readers.append(later)
+            found += n
+    if found != reads:
+        return False
+    for later in readers:
+        _put_all(later, var, value)
+    return True
+
+
+def _written_roots(stmts, roots, kinds):
+    """The roots of the arrays written in ``stmts`` and the statements in them (None for an array of
+    unknown root)."""
+    out = set()
+    for n in (m for s in stmts for m in gast.walk(s)):
+        targets = n.targets if isinstance(n, gast.Assign) else [n.target] if isinstance(n, gast.AugAssign) else []
+        for t in targets:
+            base = t.value if isinstance(t, gast.Subscript) else t
+            if isinstance(base, gast.Name) and (isinstance(t, gast.Subscript) or isinstance(n, gast.AugAssign)) \
+                    and getattr(kinds.get(base.id), "ndim", 1) != 0:
+                out.add(roots.get(base.id))
+    return out
+
+
+def _elementwise_reader(stmt, var):
+    """``x = E``, ``x op= E`` or ``x[part] (op)= E`` whose ``E`` is elementwise (``_is_value``) and reads
+    ``var`` only as an operand."""
+    if not isinstance(stmt, (gast.Assign, gast.AugAssign)):
+        return False
+    targets = stmt.targets if isinstance(stmt, gast.Assign) else [stmt.target]
+    if len(targets) != 1 or not (isinstance(targets[0], gast.Name) or is_basic_part(targets[0])) or \
+            _reads(targets[0], var):
+        return False
+    return _is_value(stmt.value)
+
+
+def _writes_elsewhere(stmt, root, roots):
+    """Whether ``stmt`` writes no memory but that of buffers known not to be ``root`` (it assigns names of
+    values, or writes into parts of other buffers)."""
+    if _harmless(stmt):
+        return True
+    if not isinstance(stmt, (gast.Assign, gast.AugAssign)) or not _pure(stmt.value):
+        return False
+    targets = stmt.targets if isinstance(stmt, gast.Assign) else [stmt.target]
+    for t in targets:
+        base = t.value if isinstance(t, gast.Subscript) else t
+        if not isinstance(base, gast.Name):
+            return False
+        if isinstance(t, gast.Subscript) or isinstance(stmt, gast.AugAssign):
+            other = roots.get(base.id)
+            if other is None or other == root:
+                return False
+    return True
+
+
+def _put_all(stmt, var, value):
+    """Replace every read of ``var`` in ``stmt`` by a copy of ``value``."""
+    class Put(gast.NodeTransformer):
+        def visit_Name(self, node):
+            if node.id == var and isinstance(node.ctx, gast.Load):
+                return copy.deepcopy(value)
+            return node
+    Put().visit(stmt)
+
+
 # ---- what may move ----------------------------------------------------------------------------------
 def _is_reference(node):
     """A name, or a basic part with at least one slice (a view of the same memory)."""
@@ -196,7 +341,7 @@ def _is_value(node):
         if module == "np" and attr == "outer":          # elementwise over two axes: a[i] * b[j]
             return len(node.args) == 2 and all(_is_reference(a) or isinstance(a, gast.Name) for a in node.args)
         elementwise = module == "np" and isinstance(getattr(np, attr, None), np.ufunc) or \
-            module == "math" and attr in _MATH or module == "np" and attr == "where" and len(node.args) == 3
+            module == "math" and attr in MATH_FUNCTIONS or module == "np" and attr == "where" and len(node.args) == 3
         return elementwise and all(_is_value(a) for a in node.args)
     return False
 
