@@ -220,9 +220,10 @@ def test_nests_over_rows_share_one_loop_over_rows():
     text = transpyle.show(transpyle.grad(layer_norm), args=(np.ones((3, 4)), np.ones((3, 4))))
     sweep = text.split("# adjoint sweep")[1]
     # the nests over a row (the product's adjoint, then the sum of the row that reads it) run in one
-    # loop over the rows, and so do those after the variance's adjoint
+    # loop over the rows, and so do those after the variance's adjoint (a sum into a row's one element
+    # only added into, they may even run as one nest)
     rows = re.split(r"\n    for _e0 in", sweep)[1:]
-    assert len(rows) == 2 and all(len(re.findall(r"\n        for _e1 in", r)) == 2 for r in rows)
+    assert len(rows) == 2 and all(1 <= len(re.findall(r"\n        for _e1 in", r)) <= 2 for r in rows)
 
 
 def test_a_sum_over_rows_keeps_the_loops_over_rows_apart():

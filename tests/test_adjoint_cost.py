@@ -327,6 +327,33 @@ def test_a_cheap_adjoint_read_several_times_is_computed_by_each_reader():
     assert "np.empty(" not in loop and "np.zeros" not in loop
 
 
+def test_a_stencils_adjoint_adds_into_its_parts_in_one_pass():
+    text = transpyle.show(transpyle.grad(diffusion), args=(np.ones(8), 0.1))
+    loop = text.split("# adjoint sweep")[1].split("\n    for _ in ")[1]
+    # bu[2:], bu[1:-1] and bu[:-2] only added into: one nest (each is one more addition per element)
+    nests = re.findall(r"\n        for _e0 in range", loop)
+    adds = re.findall(r"_out\d+\[_e0\] \+= ", loop)
+    assert len(adds) >= 3 and len(nests) <= 2
+
+
+def overlapping_accumulations(x, w):
+    y = np.zeros(x.shape[0] + 2)
+    for _ in range(2):
+        y[2:] += w * x
+        y[:-2] += x * x
+        y[1:-1] -= y[:-2] * 0.5          # reads what is added into: not one pass with the additions
+    return np.sum(y * y)
+
+
+def test_additions_and_reads_of_one_buffer_keep_their_passes(rng):
+    for backend in ("numpy", "numba"):
+        for n in (1, 3, 6):
+            args = (rng.normal(size=n), rng.normal(size=n))
+            np.testing.assert_allclose(transpyle.jit(overlapping_accumulations, backend=backend)(*args),
+                                       overlapping_accumulations(*args), rtol=1e-12)
+            check_grad(overlapping_accumulations, args, argnums=0, backend=backend)
+
+
 def test_a_reversed_part_has_the_parts_shape():
     text = transpyle.show(transpyle.grad(reversed_updates), args=(np.ones(6), 6))
     assert "tape" not in text and "rt.conform" not in text and "rt.unbroadcast" not in text

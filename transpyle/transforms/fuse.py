@@ -27,6 +27,7 @@ only into buffers other than the array it reads (``element_forms.buffer_roots``)
 its names.
 """
 import copy
+import re
 
 import gast
 import numpy as np
@@ -55,8 +56,9 @@ def run(tree, ctx, job):
 
 
 def fuse_function(fn, kinds=None):
-    stores, loads = _counts(fn)
     params = {a.id for a in fn.args.args}
+    _propagate_names(fn, params)
+    stores, loads = _counts(fn)
     single = {v for v, n in loads.items() if n == 1 and stores.get(v, 0) == 1 and v not in params}
     once = {v for v, n in stores.items() if n == 1 and v not in params}
     roots = buffer_roots(fn, kinds) if kinds is not None else None
@@ -85,6 +87,52 @@ def fuse_function(fn, kinds=None):
         return out
     fn.body = block(fn.body)
     return fn
+
+
+def _propagate_names(fn, params):
+    """``a = b`` of two names each bound once (not arguments), one of them made up by the transforms: both
+    name the same object wherever they are read, so one name stays (the user's, where one is) and the
+    assignment goes; chains (``b_t3 = b_t2``, ``b_t4 = b_t3``) too."""
+    stores, _ = _counts(fn)
+    once = {v for v, n in stores.items() if n == 1 and v not in params}
+    renamed = {}
+    for n in gast.walk(fn):
+        if isinstance(n, gast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], gast.Name) and \
+                isinstance(n.value, gast.Name) and n.targets[0].id in once and n.value.id in once and \
+                n.targets[0].id != n.value.id:
+            a, b = n.targets[0].id, n.value.id
+            if _made_up(a):
+                renamed[a] = b
+            elif _made_up(b) and b not in renamed:
+                renamed[b] = a             # b's definition becomes a's
+    if not renamed:
+        return
+
+    def final(v):
+        seen = set()
+        while v in renamed and v not in seen:
+            seen.add(v)
+            v = renamed[v]
+        return v
+
+    class Rename(gast.NodeTransformer):
+        def visit_Name(self, node):
+            if node.id in renamed:
+                node.id = final(node.id)
+            return node
+
+        def visit_Assign(self, node):
+            self.generic_visit(node)
+            t = node.targets[0] if len(node.targets) == 1 else None
+            if isinstance(t, gast.Name) and isinstance(node.value, gast.Name) and node.value.id == t.id:
+                return None                # a = b, both now one name
+            return node
+    Rename().visit(fn)
+
+
+def _made_up(name):
+    """Whether ``name`` was made up by the transforms (``_t3``, ``b_t2``, ``_res1``), not the user's."""
+    return re.fullmatch(r"_\w*|[bd]_t\d+", name) is not None
 
 
 def _self_assignment(s):

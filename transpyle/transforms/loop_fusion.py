@@ -14,7 +14,12 @@ and:
 - every buffer either nest writes (the roots of ``element_forms.buffer_roots``: views of one buffer,
   and arguments, count as one) is mentioned in both only through one name, indexed by all the loop
   indices in order (``bm[_e0, 0] += ...``, a sum along ``_e1``, never fuses with a read of ``bm``);
-- no plain name that one nest assigns (a running sum, an element local) is mentioned by the other.
+- no plain name that one nest assigns (a running sum, an element local) is mentioned by the other;
+- except that a buffer both nests only add into (``+=``, never read), through any names and at any
+  elements, fuses: the adjoint of a stencil adds ``g`` into ``bu[2:]``, ``bu[1:-1]`` and ``bu[:-2]`` in
+  one pass (the sums are the same up to the order of the additions).
+Statements between the nests that bind a view, or compute from buffers neither nest writes, move before
+the first.
 
 Nests that fail that test may still share their outer loop (row fusion): the softmax adjoint's nests
 over rows and columns, some summing a row into ``b_t2[_e0, 0]`` and the next reading it. Where the outer
@@ -26,7 +31,7 @@ merged body is fused again (its inner nests may now be neighbours over the same 
 """
 import gast
 
-from ..base.ast_utils import dotted, is_comment, name
+from ..base.ast_utils import dotted, is_basic_part, is_comment, name
 from ..base.naming import ELEMENT_INDEX_NAME
 from .element_forms import buffer_roots, loaded_index, range_axis
 
@@ -52,7 +57,7 @@ class _Fusion:
             # fusion, statements between them that the first nest does not touch (the zeroed sums of the
             # second) move before the first
             n, between = k + 1, []
-            while n < len(stmts) and (is_comment(stmts[n]) or _element_loop(s) and _movable(stmts[n], s)):
+            while n < len(stmts) and (is_comment(stmts[n]) or _element_loop(s) and self.movable(stmts[n], s)):
                 if not is_comment(stmts[n]):
                     between.append(stmts[n])
                 n += 1
@@ -64,9 +69,11 @@ class _Fusion:
                 del stmts[k + 1:n + 1]
                 fused += 1
                 continue
-            if n < len(stmts) and not between and self.fusible(s, stmts[n]):
-                _inner(s)[1].extend(stmts[k + 1:n] + _inner(stmts[n])[1])
+            if n < len(stmts) and self.fusible(s, stmts[n]):
+                _inner(s)[1].extend([t for t in stmts[k + 1:n] if is_comment(t)] + _inner(stmts[n])[1])
                 del stmts[k + 1:n + 1]
+                stmts[k:k] = between
+                k += len(between)
                 fused += 1
                 continue                # the next nest may fuse with this one too
             if n < len(stmts) and self.rows_fusible(s, stmts[n]):
@@ -78,6 +85,9 @@ class _Fusion:
                 continue
             k += 1
         return fused
+
+    def movable(self, stmt, nest):
+        return _movable(stmt, nest, self.roots)
 
     def rows_fusible(self, a, b):
         """Whether nests ``a`` and ``b`` may share their outer loop (row fusion, module docstring)."""
@@ -133,11 +143,17 @@ def _element_loop(s):
         ELEMENT_INDEX_NAME.fullmatch(s.target.id) is not None and not s.orelse
 
 
-def _movable(stmt, nest):
-    """Whether ``stmt``, after ``nest``, may run before it: it binds a name the nest does not mention, from
-    NumPy and runtime functions (no tapes) of names the nest does not write (its shapes aside)."""
+def _movable(stmt, nest, roots):
+    """Whether ``stmt``, after ``nest``, may run before it: it binds a name the nest does not mention, to a
+    view (a name or a basic part: no element is read), or from NumPy and runtime functions (no tapes) of
+    names the nest does not write, through any name of their buffers (their shapes aside)."""
     if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)):
         return False
+    target = stmt.targets[0].id
+    if any(isinstance(n, gast.Name) and n.id == target for n in gast.walk(nest)):
+        return False
+    if isinstance(stmt.value, gast.Name) or is_basic_part(stmt.value):
+        return True
     if any(isinstance(n, gast.Call) and (not (dotted(n.func) or "").startswith(("np.", "rt.")) or
                                          "tape" in dotted(n.func)) for n in gast.walk(stmt.value)):
         return False
@@ -152,8 +168,8 @@ def _movable(stmt, nest):
             written.add(n.target.value.id)
     shape_reads = {id(n.value) for n in gast.walk(stmt.value) if isinstance(n, gast.Attribute) and n.attr == "shape"}
     read = {n.id for n in gast.walk(stmt.value) if isinstance(n, gast.Name) and id(n) not in shape_reads}
-    target = stmt.targets[0].id
-    return not read & written and not any(isinstance(n, gast.Name) and n.id == target for n in gast.walk(nest))
+    written_roots = {roots.get(v) for v in written}
+    return not read & written and not any(v in roots and roots[v] in written_roots for v in read)
 
 
 def _position(index, var):
@@ -206,7 +222,7 @@ def _may_share(one, two, roots, fits):
     writes is mentioned in both through one name only, indexed, the keys of its indices passing ``fits``."""
     if one is None or two is None:
         return False
-    (stored_a, bare_a, arrays_a), (stored_b, bare_b, arrays_b) = one, two
+    (stored_a, bare_a, arrays_a, added_a), (stored_b, bare_b, arrays_b, added_b) = one, two
     if stored_a & (bare_b | set(arrays_b)) or stored_b & (bare_a | set(arrays_a)):
         return False
     if any(v not in roots for v in list(arrays_a) + list(arrays_b)):
@@ -214,7 +230,13 @@ def _may_share(one, two, roots, fits):
     written = {roots[v] for side in (arrays_a, arrays_b) for v, (_, writes) in side.items() if writes}
     for root in written:
         users = {v for v in list(arrays_a) + list(arrays_b) + list(bare_a | bare_b) if roots.get(v) == root}
-        if len(users) != 1 or users & (bare_a | bare_b):
+        if users & (bare_a | bare_b):
+            return False
+        # a buffer only added into, by both (the adjoint of a stencil: bu[2:] += g; bu[:-2] += g), whatever
+        # the elements: the additions, in any order, add up to the same sums (up to rounding)
+        if all(added_a.get(v, True) and added_b.get(v, True) for v in users):
+            continue
+        if len(users) != 1:
             return False
         var = users.pop()
         if not fits([k for side in (arrays_a, arrays_b) for k in side.get(var, ([], False))[0]]):
@@ -224,11 +246,12 @@ def _may_share(one, two, roots, fits):
 
 def _accesses(body, key, nested=False):
     """(plain names assigned, names mentioned other than as an indexed array, {array: ([``key`` of each of
-    its indices], whether it is written)}) of the statements ``body``; None where a statement is not an
+    its indices], whether it is written)}, {array: whether every mention of it is added into (``+=``)}) of
+    the statements ``body``; None where a statement is not an
     assignment or augmented assignment. ``nested``: element loops over such statements are taken too
     (their indices, rebound by their loops before any use, are no plain names assigned), and reading an
     array's ``.shape`` reads none of its elements."""
-    stored, arrays, indexed, targets = set(), {}, set(), set()
+    stored, arrays, indexed, targets, added = set(), {}, set(), set(), {}
 
     def visit(stmts):
         for s in stmts:
@@ -254,9 +277,11 @@ def _accesses(body, key, nested=False):
                     keys, writes = arrays.get(node.value.id, ([], False))
                     written = isinstance(node.ctx, gast.Store) or isinstance(s, gast.AugAssign) and node is s.target
                     arrays[node.value.id] = (keys + [key(node.slice)], writes or written)
+                    added[node.value.id] = added.get(node.value.id, True) and isinstance(s, gast.AugAssign) and \
+                        isinstance(s.op, gast.Add) and node is s.target
                     indexed.add(id(node.value))
         return True
     if not visit(body):
         return None
     bare = {n.id for s in body for n in gast.walk(s) if isinstance(n, gast.Name) and id(n) not in indexed}
-    return stored, bare - targets, arrays
+    return stored, bare - targets, arrays, added
