@@ -14,10 +14,7 @@ and:
 - every buffer either nest writes (the roots of ``element_forms.buffer_roots``: views of one buffer,
   and arguments, count as one) is mentioned in both only through one name, indexed by all the loop
   indices in order (``bm[_e0, 0] += ...``, a sum along ``_e1``, never fuses with a read of ``bm``);
-- no plain name that one nest assigns (a running sum, an element local) is mentioned by the other;
-- except that a buffer both nests only add into (``+=``, never read), through any names and at any
-  elements, fuses: the adjoint of a stencil adds ``g`` into ``bu[2:]``, ``bu[1:-1]`` and ``bu[:-2]`` in
-  one pass (the sums are the same up to the order of the additions).
+- no plain name that one nest assigns (a running sum, an element local) is mentioned by the other.
 Statements between the nests that bind a view, or compute from buffers neither nest writes, move before
 the first.
 
@@ -222,7 +219,7 @@ def _may_share(one, two, roots, fits):
     writes is mentioned in both through one name only, indexed, the keys of its indices passing ``fits``."""
     if one is None or two is None:
         return False
-    (stored_a, bare_a, arrays_a, added_a), (stored_b, bare_b, arrays_b, added_b) = one, two
+    (stored_a, bare_a, arrays_a), (stored_b, bare_b, arrays_b) = one, two
     if stored_a & (bare_b | set(arrays_b)) or stored_b & (bare_a | set(arrays_a)):
         return False
     if any(v not in roots for v in list(arrays_a) + list(arrays_b)):
@@ -232,10 +229,9 @@ def _may_share(one, two, roots, fits):
         users = {v for v in list(arrays_a) + list(arrays_b) + list(bare_a | bare_b) if roots.get(v) == root}
         if users & (bare_a | bare_b):
             return False
-        # a buffer only added into, by both (the adjoint of a stencil: bu[2:] += g; bu[:-2] += g), whatever
-        # the elements: the additions, in any order, add up to the same sums (up to rounding)
-        if all(added_a.get(v, True) and added_b.get(v, True) for v in users):
-            continue
+        # one name only: two views of one buffer (the adjoint of a stencil adding into bu[2:] and bu[:-2])
+        # overlap, and a nest writing both cannot be vectorized (each element's store waits for the last),
+        # where separate passes are (a 2-D stencil's gradient ran 1.4x slower with its passes fused)
         if len(users) != 1:
             return False
         var = users.pop()
@@ -246,12 +242,11 @@ def _may_share(one, two, roots, fits):
 
 def _accesses(body, key, nested=False):
     """(plain names assigned, names mentioned other than as an indexed array, {array: ([``key`` of each of
-    its indices], whether it is written)}, {array: whether every mention of it is added into (``+=``)}) of
-    the statements ``body``; None where a statement is not an
+    its indices], whether it is written)}) of the statements ``body``; None where a statement is not an
     assignment or augmented assignment. ``nested``: element loops over such statements are taken too
     (their indices, rebound by their loops before any use, are no plain names assigned), and reading an
     array's ``.shape`` reads none of its elements."""
-    stored, arrays, indexed, targets, added = set(), {}, set(), set(), {}
+    stored, arrays, indexed, targets = set(), {}, set(), set()
 
     def visit(stmts):
         for s in stmts:
@@ -277,11 +272,9 @@ def _accesses(body, key, nested=False):
                     keys, writes = arrays.get(node.value.id, ([], False))
                     written = isinstance(node.ctx, gast.Store) or isinstance(s, gast.AugAssign) and node is s.target
                     arrays[node.value.id] = (keys + [key(node.slice)], writes or written)
-                    added[node.value.id] = added.get(node.value.id, True) and isinstance(s, gast.AugAssign) and \
-                        isinstance(s.op, gast.Add) and node is s.target
                     indexed.add(id(node.value))
         return True
     if not visit(body):
         return None
     bare = {n.id for s in body for n in gast.walk(s) if isinstance(n, gast.Name) and id(n) not in indexed}
-    return stored, bare - targets, arrays, added
+    return stored, bare - targets, arrays
