@@ -327,6 +327,13 @@ def test_a_cheap_adjoint_read_several_times_is_computed_by_each_reader():
     assert "np.empty(" not in loop and "np.zeros" not in loop
 
 
+def test_an_element_read_between_nests_stays_after_the_nest_writing_it(rng):
+    # s[0] between the nest recomputing s and the next one: read after s is written, not moved before
+    args = (rng.normal(size=(2, 4)), rng.normal(size=4))
+    np.testing.assert_allclose(transpyle.grad(scaled_rows, backend="numba")(*args),
+                               transpyle.grad(scaled_rows, backend="numpy")(*args), rtol=1e-12)
+
+
 def overlapping_accumulations(x, w):
     y = np.zeros(x.shape[0] + 2)
     for _ in range(2):

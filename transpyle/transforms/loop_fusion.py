@@ -28,7 +28,7 @@ merged body is fused again (its inner nests may now be neighbours over the same 
 """
 import gast
 
-from ..base.ast_utils import dotted, is_basic_part, is_comment, name
+from ..base.ast_utils import dotted, has_slice, is_basic_part, is_comment, name
 from ..base.naming import ELEMENT_INDEX_NAME
 from .element_forms import buffer_roots, loaded_index, range_axis
 
@@ -142,15 +142,17 @@ def _element_loop(s):
 
 def _movable(stmt, nest, roots):
     """Whether ``stmt``, after ``nest``, may run before it: it binds a name the nest does not mention, to a
-    view (a name or a basic part: no element is read), or from NumPy and runtime functions (no tapes) of
+    view (a basic part with a slice: no element is read), or from NumPy and runtime functions (no tapes) of
     names the nest does not write, through any name of their buffers (their shapes aside)."""
     if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)):
         return False
     target = stmt.targets[0].id
     if any(isinstance(n, gast.Name) and n.id == target for n in gast.walk(nest)):
         return False
-    if isinstance(stmt.value, gast.Name) or is_basic_part(stmt.value):
-        return True
+    if is_basic_part(stmt.value) and has_slice(stmt.value):
+        # a view reads no element: only the names it is taken of and with must not be bound by the nest
+        bound = {n.id for n in gast.walk(nest) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+        return not {n.id for n in gast.walk(stmt.value) if isinstance(n, gast.Name)} & bound
     if any(isinstance(n, gast.Call) and (not (dotted(n.func) or "").startswith(("np.", "rt.")) or
                                          "tape" in dotted(n.func)) for n in gast.walk(stmt.value)):
         return False
