@@ -1,10 +1,11 @@
 """shape_terms: the algebra of the symbolic shapes ``analysis/shapes`` computes (broadcasts, products,
 outer products of shapes as tuples of axis terms) and where a term holds: the names a shape's terms
 depend on (``bound_names``) and, by block, where each name is defined and read (``Positions``), so that a
-term whose names are rebound between a definition and a read is not trusted there."""
+term whose names are rebound between a definition and a read is not trusted there; and the readings of
+source those terms are made of (axis lengths ``x.shape[k]``, span bounds, constant arguments)."""
 import gast
 
-from ..base.ast_utils import stored_names
+from ..base.ast_utils import loaded_names, stored_names
 from ..base.kinds import Kind
 
 #: an axis of length one
@@ -123,3 +124,38 @@ def _walk_field(s, field):
         return []
     values = value if isinstance(value, list) else [value]
     return [n for v in values for n in gast.walk(v)]
+
+
+# ---- terms read from source ---------------------------------------------------------------------------
+def is_axis_length(value):
+    """``x.shape[k]`` for a name ``x`` and a constant integer ``k``."""
+    return isinstance(value, gast.Subscript) and isinstance(value.value, gast.Attribute) and \
+        value.value.attr == "shape" and isinstance(value.value.value, gast.Name) and \
+        isinstance(value.slice, gast.Constant) and type(value.slice.value) is int
+
+
+def span_key(node):
+    """A span bound: its source and the names it reads (``None``: the axis's own end)."""
+    return None if node is None else (gast.dump(node), frozenset(loaded_names(node)))
+
+
+def constant_argument(node):
+    """The value of a constant argument (None when absent), or ``UNKNOWN``."""
+    if node is None:
+        return None
+    if isinstance(node, gast.Constant):
+        return node.value
+    value = const_int(node)
+    return UNKNOWN if value is None else value
+
+
+UNKNOWN = object()
+
+
+def const_int(node):
+    if isinstance(node, gast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
+        return node.value
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub) and isinstance(node.operand, gast.Constant) \
+            and isinstance(node.operand.value, int):
+        return -node.operand.value
+    return None

@@ -5,7 +5,9 @@ Each axis length is a term:
   ``arg`` as the function receives it. Where the code is specialized on which argument axes have equal
   lengths (``base.kinds.equal_axes``), an axis is named by the first argument axis of its length; an
   argument rebound in a loop keeps its terms only where every value it is given has that shape. Slices with constant bounds shift the offset (``u[1:-1]`` of
-  an argument of length n has ``n - 2``, as have ``u[:-2]`` and ``u[2:]``);
+  an argument of length n has ``n - 2``, as have ``u[:-2]`` and ``u[2:]``); a stop written with the axis's own
+  length (``u[1:n - 1]``, ``u[2:n]`` with ``n = u.shape[0]``, or an integer argument the code is specialized
+  to equal it) counts from the end as ``-1`` and the end do;
 - ``("span", term, lower, upper)``: a slice with computed bounds (``a[:i + 1]``, ``x[k:k + m]``) of an
   axis of length ``term``, the bounds written as their source (index arithmetic of integer names);
 - ``ONE``: an axis of length one, as reductions with ``keepdims=True`` and ``x[:, None]`` make;
@@ -30,13 +32,14 @@ shape of an operand (``witness``); ``element_loops`` asks which operands have th
 """
 import gast
 
-from ..base.ast_utils import dotted, is_empty_declaration, is_index_scalar, is_new_axis, loaded_names
+from ..base.ast_utils import dotted, is_empty_declaration, is_index_scalar, is_new_axis
 from ..base.kinds import Kind
 from ..rules.primitives import lookup
 from .aliases import TARGET_SHAPED_ATTR
 from .axis_facts import AxisFacts
 from .places import assignments
-from .shape_terms import ONE, PENDING, Positions, bound_names, broadcast, outer_shape, product_shape
+from .shape_terms import (ONE, PENDING, UNKNOWN, Positions, bound_names, broadcast, const_int, constant_argument,
+                          is_axis_length, outer_shape, product_shape, span_key)
 
 #: functions whose result has the shape of their first argument
 _SHAPE_OF_FIRST = ("np.copy", "np.zeros_like", "np.ones_like", "np.empty_like", "np.full_like")
@@ -88,7 +91,7 @@ class Shapes:
         self.arguments = {a.id for a in tree.args.args} - set(defs)
         # integers defined once as an axis length (``ny, nx = u.shape``): np.zeros((ny, nx)) has u's shape
         self.length_reads = {v: values[0] for v, values in defs.items()
-                             if len(values) == 1 and _is_axis_length(values[0])}
+                             if len(values) == 1 and is_axis_length(values[0])}
         # optimistic fixed point: a name none of whose values is known yet is left out; a name whose
         # definitions disagree, or one of which is unknown, becomes unknown for good
         unknown = self.unknown
@@ -281,7 +284,7 @@ class Shapes:
         one; None (or PENDING) where it is not one."""
         if isinstance(node, gast.Name) and node.id in self.length_args and node.id in self.arguments:
             return self.length_args[node.id]
-        read = node if _is_axis_length(node) else \
+        read = node if is_axis_length(node) else \
             self.length_reads.get(node.id) if isinstance(node, gast.Name) and self.integer(node) else None
         if read is None:
             return None
@@ -294,10 +297,10 @@ class Shapes:
     def reduced_shape(self, bound):
         """``np.sum(x, axis=k, keepdims=...)``: x's shape with axis k dropped, or of length one."""
         x = self.shape_of(bound.get("x"))
-        axis, keep = _constant(bound.get("axis")), _constant(bound.get("keepdims"))
+        axis, keep = constant_argument(bound.get("axis")), constant_argument(bound.get("keepdims"))
         if x is PENDING or x is None:
             return x
-        if keep not in (True, False, None) or axis is _UNKNOWN:
+        if keep not in (True, False, None) or axis is UNKNOWN:
             return None
         if axis is None:
             return None if keep else ()
@@ -349,7 +352,7 @@ class Shapes:
         """The length term of ``term[part]``: constant bounds ``lo >= 0`` and ``hi`` none or negative
         shift an argument's axis; computed bounds of step one make a span; the whole axis reversed
         (``[::-1]``) keeps its term; otherwise unknown."""
-        if term is not None and part.lower is None and part.upper is None and _const_int(part.step) == -1:
+        if term is not None and part.lower is None and part.upper is None and const_int(part.step) == -1:
             return term                  # x[::-1]: reversed, as np.flip is written
         if term is None or part.step is not None and not (isinstance(part.step, gast.Constant) and part.step.value == 1):
             return None
@@ -358,8 +361,8 @@ class Shapes:
             return PENDING
         if part.lower is None and upper is None:
             return term
-        lo = 0 if part.lower is None else _const_int(part.lower)
-        hi = 0 if upper is None else upper if isinstance(upper, int) else _const_int(upper)
+        lo = 0 if part.lower is None else const_int(part.lower)
+        hi = 0 if upper is None else upper if isinstance(upper, int) else const_int(upper)
         if lo is not None and hi is not None:
             if term[0] != "axis" or lo < 0 or hi > 0 or upper is not None and hi == 0:
                 return None
@@ -368,7 +371,7 @@ class Shapes:
             return (kind, arg, axis, offset + hi - lo)
         if term == ONE or not all(b is None or self.integer(b) for b in (part.lower, part.upper)):
             return None
-        return ("span", term, _key(part.lower), _key(part.upper))
+        return ("span", term, span_key(part.lower), span_key(part.upper))
 
 
 
@@ -382,7 +385,7 @@ class Shapes:
             return None
         length, c = upper, 0
         if isinstance(upper, gast.BinOp) and isinstance(upper.op, (gast.Add, gast.Sub)):
-            c = _const_int(upper.right)
+            c = const_int(upper.right)
             c = None if c is None else c if isinstance(upper.op, gast.Add) else -c
             length = upper.left
         if c is None:
@@ -395,43 +398,9 @@ class Shapes:
         return None if c >= 0 else c if c >= -2 else upper
 
 
-def _is_axis_length(value):
-    """``x.shape[k]`` for a name ``x`` and a constant integer ``k``."""
-    return isinstance(value, gast.Subscript) and isinstance(value.value, gast.Attribute) and \
-        value.value.attr == "shape" and isinstance(value.value.value, gast.Name) and \
-        isinstance(value.slice, gast.Constant) and type(value.slice.value) is int
-
-
-def _key(node):
-    """A span bound: its source and the names it reads (``None``: the axis's own end)."""
-    return None if node is None else (gast.dump(node), frozenset(loaded_names(node)))
-
-
 def _operand_names(value):
     if isinstance(value, gast.Name):
         return [value.id]
     if isinstance(value, (gast.BinOp, gast.UnaryOp, gast.Compare, gast.Call)):
         return [n.id for n in gast.walk(value) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)]
     return []
-
-
-def _constant(node):
-    """The value of a constant argument (None when absent), or ``_UNKNOWN``."""
-    if node is None:
-        return None
-    if isinstance(node, gast.Constant):
-        return node.value
-    value = _const_int(node)
-    return _UNKNOWN if value is None else value
-
-
-_UNKNOWN = object()
-
-
-def _const_int(node):
-    if isinstance(node, gast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
-        return node.value
-    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub) and isinstance(node.operand, gast.Constant) \
-            and isinstance(node.operand.value, int):
-        return -node.operand.value
-    return None
