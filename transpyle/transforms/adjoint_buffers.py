@@ -280,10 +280,17 @@ def _reused_in_loops(fn, uses, kinds):
 def _reset_of(s, kinds):
     """``x`` for ``x = np.zeros_like(x)`` of a float64 array (``_zeroed_array`` made like itself), else None."""
     var = _zeroed_array(s, kinds)
-    if var is None or dotted(s.value.func) != "np.zeros_like" or s.value.keywords or len(s.value.args) != 1:
+    return var if var is not None and zeroed_like_itself(s) == var else None
+
+
+def zeroed_like_itself(s):
+    """``x`` for ``x = np.zeros_like(x)`` (an adjoint started again at zero), else None."""
+    if not (isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name) and
+            isinstance(s.value, gast.Call) and dotted(s.value.func) == "np.zeros_like" and
+            not s.value.keywords and len(s.value.args) == 1):
         return None
     arg = s.value.args[0]
-    return var if isinstance(arg, gast.Name) and arg.id == var else None
+    return arg.id if isinstance(arg, gast.Name) and arg.id == s.targets[0].id else None
 
 
 def _holders(stmt, var):

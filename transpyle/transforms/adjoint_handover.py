@@ -23,8 +23,9 @@ nothing writes through them; and where no other name holds the adjoint's memory 
 """
 import gast
 
-from ..base.ast_utils import dotted, parse_stmts
+from ..base.ast_utils import all_names, dotted, parse_stmts
 from ..base.kinds import Kind
+from .adjoint_buffers import zeroed_like_itself
 
 
 def run(tree, ctx, job):
@@ -67,25 +68,29 @@ class Handover:
             return None
         return s.targets[0].id, s.value.id
 
+    def handed_to(self, s, x):
+        """Whether ``s`` hands the adjoint ``x`` to a temporary."""
+        handed = self.hand_over(s)
+        return handed is not None and handed[1] == x
+
     def keep_buffer(self, stmts, i, t, x):
         later = stmts[i + 1:]
         z = _first(later, x)
-        if z is None or not _zeroed_like_itself(later[z], x):
+        if z is None or zeroed_like_itself(later[z]) != x:
             return
         if not self.only_handed_over(x, stmts):
             return
         # every name handed the adjoint before (b_t17 = bx; b_t18 = bx; bx = np.zeros_like(bx)) holds it
         holders = set()
         for k in range(i + 1):
-            handed = self.hand_over(stmts[k])
-            if handed is not None and handed[1] == x:
-                found = self.holders(stmts, k, handed[0])
+            if self.handed_to(stmts[k], x):
+                found = self.holders(stmts, k, stmts[k].targets[0].id)
                 if found is None:
                     return
                 holders |= found
         nxt = _first(later, x, z + 1)
         nxt = len(later) if nxt is None else nxt
-        reads = [k for k, s in enumerate(later) if any(_mentions(s, h) for h in holders)]
+        reads = [k for k, s in enumerate(later) if holders & all_names(s)]
         last = reads[-1] if reads else -1
         if nxt < len(later) and _adds(later[nxt], x, t):
             after = _first(later, x, nxt + 1)
@@ -112,7 +117,7 @@ class Handover:
             for node in (n for s in later for n in gast.walk(s)):
                 if isinstance(node, gast.Assign) and len(node.targets) == 1 and \
                         isinstance(node.targets[0], gast.Name) and node.targets[0].id not in held and \
-                        not _arithmetic(node.value) and any(_mentions(node.value, h) for h in held):
+                        not _arithmetic(node.value) and held & all_names(node.value):
                     held.add(node.targets[0].id)
                     grown = True
         inside = sum(1 for s in stmts[i:] for n in gast.walk(s) if isinstance(n, gast.Name) and n.id in held)
@@ -124,9 +129,8 @@ class Handover:
     def only_handed_over(self, x, stmts):
         """Whether ``x`` is only ever set to new arrays, and every name set to its memory is a hand-over
         ``t = x`` of the statement list ``stmts``."""
-        here = sum(1 for s in stmts if self.hand_over(s) is not None and self.hand_over(s)[1] == x)
-        everywhere = sum(1 for n in gast.walk(self.fn) if isinstance(n, gast.Assign) and self.hand_over(n) is not None
-                         and self.hand_over(n)[1] == x)
+        here = sum(1 for s in stmts if self.handed_to(s, x))
+        everywhere = sum(1 for n in gast.walk(self.fn) if self.handed_to(n, x))
         if here != everywhere:
             return False
         for node in gast.walk(self.fn):
@@ -134,9 +138,9 @@ class Handover:
                     and not (_arithmetic(node.value) or isinstance(node.value, gast.Call) and
                              dotted(node.value.func) in _NEW_ARRAYS):
                 return False
-            if isinstance(node, gast.Assign) and not _arithmetic(node.value) and _mentions(node.value, x) and \
+            if isinstance(node, gast.Assign) and not _arithmetic(node.value) and x in all_names(node.value) and \
                     not (len(node.targets) == 1 and isinstance(node.targets[0], gast.Subscript)) and \
-                    not _zeroed_like_itself(node, x):
+                    zeroed_like_itself(node) != x:
                 if not (isinstance(node.value, gast.Name) and len(node.targets) == 1 and
                         isinstance(node.targets[0], gast.Name)):
                     return False
@@ -149,19 +153,8 @@ class Handover:
 _NEW_ARRAYS = ("np.zeros_like", "np.zeros", "np.empty_like", "np.empty", "np.copy", "np.ones_like", "np.full")
 
 
-def _mentions(node, var):
-    return any(isinstance(n, gast.Name) and n.id == var for n in gast.walk(node))
-
-
 def _first(stmts, var, start=0):
-    return next((k for k in range(start, len(stmts)) if _mentions(stmts[k], var)), None)
-
-
-def _zeroed_like_itself(s, x):
-    return isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name) and \
-        s.targets[0].id == x and isinstance(s.value, gast.Call) and dotted(s.value.func) == "np.zeros_like" and \
-        not s.value.keywords and len(s.value.args) == 1 and isinstance(s.value.args[0], gast.Name) and \
-        s.value.args[0].id == x
+    return next((k for k in range(start, len(stmts)) if var in all_names(stmts[k])), None)
 
 
 def _adds(s, x, t):

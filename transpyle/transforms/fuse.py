@@ -20,26 +20,24 @@ is never moved into a loop or branch. Source comments left with nothing under th
 A *cheap* value, read by several later statements of its block (the adjoint of ``hz -= 0.7 * (...)``,
 ``b_t20 = -bhz[:-1, :-1] * 0.7``, added into four parts of other adjoints), is computed in each of them
 instead: it reads one array and does at most two additions or products with numbers (a division costs
-more than reading a stored value), so each reader reads that
-array in place of the temporary, and the temporary's allocation and pass go. Every reader must be an
-elementwise statement (it becomes an element loop), and the statements up to the last read may write
-only into buffers other than the array it reads (``element_forms.buffer_roots``) and rebind none of
-its names.
+more than reading a stored value), so each reader reads that array in place of the temporary, and the
+temporary's allocation and pass go. Every reader must be an elementwise statement (it becomes an element
+loop), and the statements up to the last read may write only into buffers other than the array it reads
+(``element_forms.buffer_roots``) and rebind none of its names.
 """
-import copy
 import re
 
 import gast
 import numpy as np
 
-from ..base.ast_utils import dotted, has_slice, is_basic_part, is_comment
+from ..base.ast_utils import dotted, has_slice, is_basic_part, is_comment, substitute
 from .element_forms import MATH_FUNCTIONS, buffer_roots
 from .tidy import _pure, remove_dead
 
 _SUMMED_FIRST = ("rt.sum_axis", "rt.mean_axis")
 
 
-#: the most operations a value may do to be computed again by each of its readers (``_cheap``)
+#: the most operations a value may do to be computed again by each of its readers (``_cheap_definition``)
 CHEAP_OPERATIONS = 2
 
 
@@ -62,7 +60,7 @@ def fuse_function(fn, kinds=None):
     single = {v for v, n in loads.items() if n == 1 and stores.get(v, 0) == 1 and v not in params}
     once = {v for v, n in stores.items() if n == 1 and v not in params}
     roots = buffer_roots(fn, kinds) if kinds is not None else None
-    written = _written_roots([fn], roots, kinds) if roots is not None else None
+    written = _written_roots(fn, roots, kinds) if roots is not None else None
 
     def block(stmts):
         out = list(stmts)
@@ -217,12 +215,7 @@ def _put(stmt, var, value):
                     for a in n.args + [k.value for k in n.keywords]):
             return False
 
-    class Put(gast.NodeTransformer):
-        def visit_Name(self, node):
-            if node.id == var and isinstance(node.ctx, gast.Load):
-                return value
-            return node
-    Put().visit(stmt)
+    substitute(stmt, {var: value})      # var is set only by the definition that goes: every mention is a read
     return True
 
 
@@ -303,15 +296,14 @@ def _recompute_in_readers(stmts, i, source, reads, roots, written):
     if found != reads:
         return False
     for later in readers:
-        _put_all(later, var, value)
+        substitute(later, {var: value})
     return True
 
 
-def _written_roots(stmts, roots, kinds):
-    """The roots of the arrays written in ``stmts`` and the statements in them (None for an array of
-    unknown root)."""
+def _written_roots(fn, roots, kinds):
+    """The roots of the arrays ``fn`` writes into (None for an array of unknown root)."""
     out = set()
-    for n in (m for s in stmts for m in gast.walk(s)):
+    for n in gast.walk(fn):
         targets = n.targets if isinstance(n, gast.Assign) else [n.target] if isinstance(n, gast.AugAssign) else []
         for t in targets:
             base = t.value if isinstance(t, gast.Subscript) else t
@@ -350,16 +342,6 @@ def _writes_elsewhere(stmt, root, roots):
             if other is None or other == root:
                 return False
     return True
-
-
-def _put_all(stmt, var, value):
-    """Replace every read of ``var`` in ``stmt`` by a copy of ``value``."""
-    class Put(gast.NodeTransformer):
-        def visit_Name(self, node):
-            if node.id == var and isinstance(node.ctx, gast.Load):
-                return copy.deepcopy(value)
-            return node
-    Put().visit(stmt)
 
 
 # ---- what may move ----------------------------------------------------------------------------------
