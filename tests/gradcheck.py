@@ -128,6 +128,21 @@ def check_grad(f, args, argnums=0, backend="numpy", rtol=1e-5, atol=1e-7, kwargs
     return got
 
 
+def sized_cases(cases):
+    """pytest parameters ``fn, make`` for pairs (a function, ``make(rng, n)`` giving its arguments at size n),
+    each named by the function and its position."""
+    return [pytest.param(f, m, id=f"{f.__name__}{k}") for k, (f, m) in enumerate(cases)]
+
+
+def check_grads_at_sizes(fn, make, sizes, rng, backend):
+    """``check_grad`` with respect to each array argument of ``make(rng, n)``, for each n in ``sizes``."""
+    for n in sizes:
+        args = make(rng, n)
+        for argnum, a in enumerate(args):
+            if isinstance(a, np.ndarray):
+                check_grad(fn, args, argnums=argnum, backend=backend)
+
+
 def _leaves(tree):
     return [leaf for item in tree for leaf in _leaves(item)] if isinstance(tree, tuple) else [tree]
 

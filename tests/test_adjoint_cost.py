@@ -24,7 +24,7 @@ from transpyle.analysis.shapes import Shapes
 from transpyle.analysis.to_be_recorded import BINDING, VALUE, adjoint_reads, required_before
 from transpyle.base.kinds import Kind
 from transpyle import runtime as rt
-from gradcheck import ALL_BACKENDS, check_grad
+from gradcheck import ALL_BACKENDS, check_grad, check_grads_at_sizes, sized_cases
 
 
 # ---- programs ---------------------------------------------------------------------------------------
@@ -245,13 +245,9 @@ CASES = [
 
 
 @pytest.mark.parametrize("backend", ALL_BACKENDS)
-@pytest.mark.parametrize("fn, make", [pytest.param(f, m, id=f"{f.__name__}{k}") for k, (f, m) in enumerate(CASES)])
+@pytest.mark.parametrize("fn, make", sized_cases(CASES))
 def test_gradients_match_finite_differences(fn, make, backend, rng):
-    for n in (3, 6):
-        args = make(rng, n)
-        for argnum in range(len(args)):
-            if isinstance(args[argnum], np.ndarray):
-                check_grad(fn, args, argnums=argnum, backend=backend)
+    check_grads_at_sizes(fn, make, (3, 6), rng, backend)
 
 
 @pytest.mark.parametrize("backend", ALL_BACKENDS)

@@ -14,7 +14,7 @@ import transpyle
 from transpyle.base.ast_utils import to_source
 from transpyle.base.kinds import Kind
 from transpyle.transforms.adjoint_handover import Handover
-from gradcheck import ALL_BACKENDS, check_grad
+from gradcheck import ALL_BACKENDS, check_grads_at_sizes, sized_cases
 
 
 def explicit_steps(x, w):
@@ -67,12 +67,9 @@ CASES = [
 
 
 @pytest.mark.parametrize("backend", ALL_BACKENDS)
-@pytest.mark.parametrize("fn, make", [pytest.param(f, m, id=f"{f.__name__}{k}") for k, (f, m) in enumerate(CASES)])
+@pytest.mark.parametrize("fn, make", sized_cases(CASES))
 def test_gradients_match_finite_differences(fn, make, backend, rng):
-    for n in (1, 4):
-        args = make(rng, n)
-        for argnum in range(len(args)):
-            check_grad(fn, args, argnums=argnum, backend=backend)
+    check_grads_at_sizes(fn, make, (1, 4), rng, backend)
 
 
 def test_a_rebound_state_keeps_its_adjoint_buffer():

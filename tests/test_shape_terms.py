@@ -19,7 +19,7 @@ import pytest
 import transpyle
 from transpyle.analysis.shapes import ONE, Shapes
 from transpyle.base.kinds import Kind
-from gradcheck import ALL_BACKENDS, check_grad
+from gradcheck import ALL_BACKENDS, check_grad, check_grads_at_sizes, sized_cases
 
 
 # ---- triangular loops ---------------------------------------------------------------------------------
@@ -178,16 +178,13 @@ CASES = [
 
 
 @pytest.mark.parametrize("backend", ALL_BACKENDS)
-@pytest.mark.parametrize("fn, make", [pytest.param(f, m, id=f"{f.__name__}{k}") for k, (f, m) in enumerate(CASES)])
+@pytest.mark.parametrize("fn, make", sized_cases(CASES))
 def test_gradients_match_finite_differences(fn, make, backend, rng):
-    for n in (1, 2, 5):
-        args = make(rng, n)
-        for argnum in range(len(args)):
-            check_grad(fn, args, argnums=argnum, backend=backend)
+    check_grads_at_sizes(fn, make, (1, 2, 5), rng, backend)
 
 
 @pytest.mark.parametrize("backend", ALL_BACKENDS)
-@pytest.mark.parametrize("fn, make", [pytest.param(f, m, id=f"{f.__name__}{k}") for k, (f, m) in enumerate(CASES)])
+@pytest.mark.parametrize("fn, make", sized_cases(CASES))
 def test_jit_matches_numpy(fn, make, backend, rng):
     args = make(rng, 4)
     assert np.allclose(transpyle.jit(fn, backend=backend)(*args), fn(*args), rtol=1e-12, atol=1e-12)
