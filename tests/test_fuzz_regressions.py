@@ -183,3 +183,42 @@ def test_increment_reading_its_buffer(backend, rng):
     check_grad(increment_beside_a_read_of_its_buffer, (uniform(rng, (4,)), 0.7), argnums=(0, 1),
                backend=backend)
     check_vjp(increment_beside_a_read_of_its_buffer, (uniform(rng, (4,)), 0.7), rng, backend=backend)
+
+
+# ---- a name set from a view of its own earlier value, and written in place ---------------------------
+# Found as seed 740796 (numpy and numba; grad, vjp): in the adjoint of b = b[:, i][:, None] + x, the
+# cotangent of the view b[:, i] was bound as a view of b's cotangent before that cotangent was started
+# again for b's earlier value, so what the statement passed to the earlier b was lost once b was also
+# written in place elsewhere (b[1, 0] -= ...). The new value's cotangent is now held, the earlier value's
+# adjoint started, and only then is the view bound (reverse_adjoint.handed_over).
+def column_of_itself_in_a_loop(x):
+    b = np.ones((3, 3)) * 0.5
+    for k in range(2):
+        for i in range(1, 3):
+            b = b[:, i][:, None] + x[None, :]
+        b[1, 0] -= 0.3 * b[0, 1]
+    return np.sum(b * b)
+
+
+def reversed_rows_of_itself(x):
+    b = np.outer(x, x)
+    for k in range(3):
+        b = b[::-1] * 0.5 + x[:, None]
+        b[0, :] *= x
+    return np.sum(np.sin(b))
+
+
+def differences_of_itself(x):
+    b = np.outer(x, x)
+    for k in range(2):
+        b = b[1:, :] - b[:-1, :] * x[k + 1:, None]
+        b[0, 1] += np.tanh(b[-1, 0])
+    return np.sum(b * b)
+
+
+@pytest.mark.parametrize("backend", ALL_BACKENDS)
+@pytest.mark.parametrize("f, n", [(column_of_itself_in_a_loop, 3), (reversed_rows_of_itself, 4),
+                                  (differences_of_itself, 4)])
+def test_name_set_from_a_view_of_itself(f, n, backend, rng):
+    check_grad(f, (uniform(rng, (n,)),), backend=backend)
+    check_vjp(f, (uniform(rng, (n,)),), rng, backend=backend)

@@ -83,8 +83,7 @@ class AdjointSweep:
         self.header_reads[id(s)] = adjoint_reads(before, primal, self.fixed_shape) | header
 
     def adjoint_of(self, s, depth):
-        block = self._adjoint_of(s, depth)
-        return self.bind_views(block, s) if isinstance(s, gast.Assign) else block
+        return self.assign_block(s, depth) if isinstance(s, gast.Assign) else self._adjoint_of(s, depth)
 
     def bind_views(self, block, s):
         """Before adjoint code that touches the adjoint of a view, that adjoint is bound as the same
@@ -108,23 +107,48 @@ class AdjointSweep:
                 bind(v)
         return binds + block if binds else block
 
+    def view_bases(self, v):
+        """The names ``v`` is a view of, nearest first (``_t2 = _t3[:, None]`` of ``_t3 = b[:, i]``)."""
+        bases = []
+        while v in self.views and len(bases) < 64:
+            v = self.aliases.view_of[id(self.views[v])]
+            bases.append(v)
+        return bases
+
+    def reads_view_of_target(self, block, s):
+        """Whether the adjoint ``block`` of ``b = f(view of b)`` passes contributions into the adjoint of
+        a view of ``b``'s earlier value: that adjoint is a view of the buffer the reset below starts."""
+        touched = all_names(block)
+        return any(self.adj(v) in touched and s.targets[0].id in self.view_bases(v) for v in self.views)
+
+    def handed_over(self, block, s, reset):
+        """``b = f(view of b)``: the new value's cotangent is held, the earlier value's adjoint started
+        (restored, zeroed), and only then are the views bound and the contributions passed into them."""
+        g = self.adj(s.targets[0].id)
+        held = self.ctx.namer.fresh("_held")
+        contributions = [substitute(st, {g: name(held)}) for st in block]
+        return [assign(held, name(g))] + reset + self.bind_views(contributions, s)
+
+    def assign_block(self, s, depth):
+        """An assignment's adjoint: its contributions, the restore of what it overwrote, the reset of its
+        target's adjoint; the adjoints of views it touches bound first."""
+        if id(s) in self.counters:
+            return []
+        plan = self.plans.get(id(s))
+        restore = self.restore(plan) if plan is not None else []
+        if isinstance(s.targets[0], gast.Name) and s.targets[0].id in self.views and id(s) in self.aliases.view_of:
+            # a view's adjoint is its base's: nothing to pass on, only the saved value to restore
+            return self.bind_views(restore, s)
+        block = self.assign_adjoint(s, depth)
+        reset = self.reset(s, depth)
+        if reset and self.reads_view_of_target(block, s):
+            return self.handed_over(block, s, restore + reset)
+        # an array adjoint is zeroed with the shape of the value restored above
+        return self.bind_views(block + restore + reset, s)
+
     def _adjoint_of(self, s, depth):
         block = []
-        if isinstance(s, gast.Assign):
-            if id(s) in self.counters:
-                return []
-            if isinstance(s.targets[0], gast.Name) and s.targets[0].id in self.views and id(s) in self.aliases.view_of:
-                # a view's adjoint is its base's: nothing to pass on, only the saved value to restore
-                plan = self.plans.get(id(s))
-                return self.restore(plan) if plan is not None else []
-            block = self.assign_adjoint(s, depth)
-            reset = self.reset(s, depth)
-            plan = self.plans.get(id(s))
-            if plan is not None:
-                block = block + self.restore(plan)
-            # an array adjoint is zeroed with the shape of the value restored above
-            block += reset
-        elif id(s) in self.checkpointed:
+        if id(s) in self.checkpointed:
             body = self.adjoint(s.body, depth + 1)
             block = self.checkpoint_adjoint(s, body) if body else []
         elif isinstance(s, gast.For):
