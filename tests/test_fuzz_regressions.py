@@ -222,3 +222,40 @@ def differences_of_itself(x):
 def test_name_set_from_a_view_of_itself(f, n, backend, rng):
     check_grad(f, (uniform(rng, (n,)),), backend=backend)
     check_vjp(f, (uniform(rng, (n,)),), rng, backend=backend)
+
+
+# ---- a new array computed again in the adjoint sweep, though written in place ------------------------
+# Found as seed 973920 (numpy and numba; every reverse mode): a helper called in a loop made
+# b5 = v0[:, None] - v0[None, :] and wrote b5[2, -1] += 1.0; the sweep computed b5 again from its
+# definition (elementwise of arrays nothing writes) instead of keeping it, and so read it without the
+# write: the derivative through np.sin(b5) came out 0. An array written in place is not computed again
+# (analysis/recording.recomputable).
+def _pairwise_then_written(v):
+    b = v[:, None] - v[None, :]
+    b[2, -1] += 1.0
+    b[0, :] *= v[1]
+    return np.sum(np.sin(b))
+
+
+def written_new_array_in_a_loop(x):
+    s = 0.0
+    for k in range(2):
+        s -= _pairwise_then_written(x) * (k + 1.0)
+    return s
+
+
+def written_view_of_new_array_in_a_loop(x):
+    s = 0.0
+    for k in range(3):
+        c = x * 2.0 - x[0]
+        inner = c[1:3]
+        inner += x[2] * k
+        s += np.sum(np.tanh(c) * x)
+    return s
+
+
+@pytest.mark.parametrize("backend", ALL_BACKENDS)
+@pytest.mark.parametrize("f", [written_new_array_in_a_loop, written_view_of_new_array_in_a_loop])
+def test_new_array_written_in_place_in_a_loop(f, backend, rng):
+    check_grad(f, (uniform(rng, (5,)),), backend=backend)
+    check_vjp(f, (uniform(rng, (5,)),), rng, backend=backend)

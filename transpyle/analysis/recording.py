@@ -197,6 +197,8 @@ class Recording:
             return False
         if var in loaded_names(before) or isinstance(s.value, gast.Tuple):
             return False
+        if kind.is_array and not view and var in self.aliases.written_in(self.tree.body):
+            return False        # a new array written in place (b[2, -1] += 1.0): computed again, it would miss the write
         # every read of var comes after s in this block, before any operand changes
         seen, changed = 0, set()
         for u in after:
