@@ -56,7 +56,28 @@ def scaled_by_neighbour_sums(b, y):
     return np.sum(b * b)
 
 
+def rank_two_update(a, u, v):
+    a = a + np.outer(u, v) + np.outer(v, u)
+    x = a @ v
+    return np.sum(x * x) + np.sum(a)
+
+
+def copied_then_scaled(a, w):
+    a = a.copy()
+    for i in range(a.shape[0]):
+        a[i] *= np.tanh(w[i])
+    return np.sum(a * a)
+
+
+def sum_of_two(a, b):
+    c = a + b
+    return np.sum(np.sin(c)) + np.sum(a * c)
+
+
 CASES = [
+    (rank_two_update, lambda r, n: (r.normal(size=(n, n)), r.normal(size=n), r.normal(size=n))),
+    (copied_then_scaled, lambda r, n: (r.normal(size=(n, 3)), r.normal(size=n))),
+    (sum_of_two, lambda r, n: (r.normal(size=(n, 2)), r.normal(size=(n, 2)))),
     (scaled_by_neighbour_sums, lambda r, n: (r.normal(size=(3, 3)), r.normal(size=n + 2))),
     (explicit_steps, lambda r, n: (r.normal(size=n), r.normal(size=n))),
     (explicit_steps, lambda r, n: (r.normal(size=(n, 2)), r.normal(size=2))),
@@ -125,3 +146,38 @@ def test_zeroed_in_place_after_the_last_read():
 def test_left_alone_where_memory_is_shared(src):
     out = _rewritten(src, "bx bv t s".split())
     assert "bx = np.zeros_like(bx)" in out
+
+
+# ---- an adjoint made zero whose first contribution is a whole array nothing reads afterwards ---------------
+def _taken_over(src, arrays):
+    fn = gast.parse(src).body[0]
+    kinds = {v: Kind("float64", 2) for v in arrays}
+    Handover(fn, kinds).take_over(fn.body)
+    return to_source(fn)
+
+
+def test_taken_over_where_the_added_array_is_not_read_afterwards():
+    out = _taken_over("def f(a, g):\n    ba = np.zeros_like(a)\n    ba_2 = np.zeros(a.shape)\n    ba_2 += g\n"
+                      "    t = ba_2\n    ba += t\n    ba += g\n    return ba\n", "a g ba ba_2 t".split())
+    assert "np.zeros_like(a)" not in out and "ba = t" in out and "ba += g" in out
+
+
+@pytest.mark.parametrize("src", [
+    # the added array is read afterwards
+    "def f(a, g, bb):\n    ba = np.zeros_like(a)\n    ba_2 = np.zeros(a.shape)\n    ba_2 += g\n    ba += ba_2\n"
+    "    bb += ba_2\n    return ba, bb\n",
+    # ... through a view of it
+    "def f(a, g, bb):\n    ba = np.zeros_like(a)\n    ba_2 = np.zeros(a.shape)\n    v = ba_2[1:]\n    ba += ba_2\n"
+    "    bb[1:] += v\n    return ba, bb\n",
+    # of another shape (broadcast by the addition)
+    "def f(a, g):\n    ba = np.zeros_like(a)\n    ba_2 = np.zeros(g.shape)\n    ba_2 += g\n    ba += ba_2\n"
+    "    return ba\n",
+    # an array the function does not make
+    "def f(a, g):\n    ba = np.zeros_like(a)\n    ba += g\n    return ba\n",
+    # the added array is rebound
+    "def f(a, g, n):\n    ba = np.zeros_like(a)\n    ba_2 = np.zeros(a.shape)\n    for k in range(n):\n"
+    "        ba_2 = ba_2 + g\n    ba += ba_2\n    return ba\n",
+])
+def test_not_taken_over(src):
+    out = _taken_over(src, "a g ba ba_2 bb v".split())
+    assert "ba = np.zeros_like(a)" in out
