@@ -85,7 +85,23 @@ def first_touch(t, v):
                 isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name) and target.value.id == v:
             return "use"
         return "kill" if isinstance(target, gast.Name) and target.id == v else None
+    if isinstance(t, gast.If) and v not in mentioned(t.test) and v in mentioned(t):
+        # ``if c: _t6 = np.copy(b4); b4 = _t6`` kills on one path and leaves v alone on the other: the
+        # paths that leave it are followed on after the ``if``
+        arms = [_block_touch(t.body, v), _block_touch(t.orelse, v)]
+        return "use" if "use" in arms else "kill" if arms == ["kill", "kill"] else None
+    if isinstance(t, (gast.For, gast.While)) and not t.orelse and v in mentioned(t) and \
+            v not in mentioned(t.iter if isinstance(t, gast.For) else t.test) and \
+            not (isinstance(t, gast.For) and v in mentioned(t.target)):
+        # a loop whose body sets v before reading it (``_t5 = a3 ** 2`` each iteration) may also run no
+        # iteration: the path goes on after it
+        return "use" if _block_touch(t.body, v) == "use" else None
     return "use" if v in mentioned(t) else None
+
+
+def _block_touch(stmts, v):
+    """``first_touch`` of a statement list: its first statement that touches ``v`` decides."""
+    return next((touch for touch in (first_touch(t, v) for t in stmts) if touch is not None), None)
 
 
 def dead_after(body, s, v):

@@ -1,6 +1,8 @@
 """Stable, readable names for generated variables: ``bx`` adjoints, ``_t3`` temporaries."""
 import re
 
+#: a temporary the frontend makes for a value the program has no name for (``_t12``)
+TEMPORARY = re.compile(r"_t\d+")
 #: the loop indices of element loops (``transforms/element_loops``): ``_e0``, ``_e1``, ... by axis
 ELEMENT_INDEX = "_e"
 #: one such index

@@ -6,6 +6,7 @@ import gast
 
 from ..analysis.aliases import IN_PLACE_ATTR, Aliases
 from ..base.ast_utils import name
+from ..base.naming import TEMPORARY
 from ..base.kinds import Kind
 from . import views_after_loops
 from .list_appends import LIST_ITEM
@@ -25,7 +26,7 @@ def run(tree, ctx):
     if not ctx.options.get("generated"):
         views_after_loops.retake(tree, ctx)
     shared = Aliases(tree, ctx)
-    if _copy_overlapping_sources(tree, ctx, shared):
+    if _copy_overlapping_sources(tree, ctx, shared) | _copy_branch_temporaries(tree, shared):
         shared = Aliases(tree, ctx)           # the copies are buffers of their own
     _check_list_items(tree, ctx, shared)
     if not ctx.options.get("generated"):
@@ -66,6 +67,38 @@ def _copy_overlapping_sources(tree, ctx, shared):
         return out
     tree.body = block(tree.body)
     return copied
+
+
+def _copy_branch_temporaries(tree, shared):
+    """A temporary of a conditional expression of arrays (``(a[1:] if s > 0.1 else x[:-1])``, lowered to
+    an ``if`` setting ``_t12`` in each arm) shares one buffer or another depending on the run; where one of
+    them is written in place while it is in use, no transform could follow which. The value is what the
+    program reads, never written through (the user has no name for it): each arm copies it instead.
+    Returns whether any was copied."""
+    copied = False
+    for v, stmts in shared.defs.items():
+        viewing = [s for s in stmts if id(s) in shared.view_of]
+        if len(stmts) < 2 or not TEMPORARY.fullmatch(v) or not any(shared.written_after(s) for s in viewing) or \
+                _written_through(tree, v):
+            continue
+        for s in viewing:
+            s.value = gast.copy_location(gast.Call(func=gast.Attribute(value=name("np"), attr="copy", ctx=gast.Load()),
+                                                   args=[s.value], keywords=[]), s.value)
+            copied = True
+    return copied
+
+
+def _written_through(tree, v):
+    """Whether ``v`` is written into, or made a view of (``w = v[1:]``, ``w = v``)."""
+    for n in gast.walk(tree):
+        if isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store) and isinstance(n.value, gast.Name) and \
+                n.value.id == v:
+            return True
+        if isinstance(n, gast.Assign) and (isinstance(n.value, gast.Name) and n.value.id == v or
+                                           isinstance(n.value, gast.Subscript) and isinstance(n.value.value, gast.Name)
+                                           and n.value.value.id == v):
+            return True
+    return False
 
 
 def _check_list_items(tree, ctx, shared):
