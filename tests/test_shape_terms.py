@@ -150,7 +150,28 @@ def bounded_by_lengths(u, w):
     return np.sum(q * q) + np.sum(u[1:n + 2, :] ** 2) + np.sum(w[0:w.shape[0] - 1] * w[1:])
 
 
+def horizontal_diffusion(f, coeff):
+    # sizes computed from the shape, as stencil codes write them: every part of f is the interior's size
+    ni, nj = f.shape[0] - 4, f.shape[1] - 4
+    lap = 4.0 * f[1:ni + 3, 1:nj + 3] - (f[2:ni + 4, 1:nj + 3] + f[0:ni + 2, 1:nj + 3] +
+                                         f[1:ni + 3, 2:nj + 4] + f[1:ni + 3, 0:nj + 2])
+    flx = lap[1:, 1:nj + 1] - lap[:-1, 1:nj + 1]
+    fly = lap[1:ni + 1, 1:] - lap[1:ni + 1, :-1]
+    out = f[2:ni + 2, 2:nj + 2] - coeff * (flx[1:] - flx[:-1] + fly[:, 1:] - fly[:, :-1])
+    return np.sum(out * out)
+
+
+def offset_sizes(x, w):
+    m = x.shape[0] - 2
+    k = m + 1
+    y = np.zeros(m)
+    y += x[1:k] * w[:m] - x[0:m]
+    return np.sum(y * np.tanh(x[2:m + 2])) + np.sum(x[:k - 3] ** 2)
+
+
 CASES = [
+    (horizontal_diffusion, lambda r, n: (r.normal(size=(n + 4, n + 5)), 0.3)),
+    (offset_sizes, lambda r, n: (r.normal(size=n + 3), r.normal(size=n + 1))),
     (bounded_by_lengths, lambda r, n: (r.normal(size=(n, n)), r.normal(size=n))),
     (bounded_by_lengths, lambda r, n: (r.normal(size=(n, n + 1)), r.normal(size=n))),
     (bounded_by_lengths, lambda r, n: (r.normal(size=(n + 1, n + 2)), r.normal(size=n + 1))),
@@ -314,3 +335,20 @@ def test_values_taken_back_from_tapes_and_reset_in_loops_keep_shapes():
                       "        bt = np.zeros_like(bt[1:])\n", kinds)
     assert "bt" not in changed.of
 
+
+
+def test_sizes_computed_from_a_shape():
+    kinds = {v: ("float64", 1) for v in "abcdegh"}
+    kinds.update(x=("float64", 1), m=("int64", 0), k=("int64", 0))
+    shapes = _shapes("def f(x):\n    m = x.shape[0] - 4\n    k = 1 + m\n    a = x[1:m + 3]\n    b = x[2:m + 4]\n"
+                     "    c = x[0:k + 1]\n    d = np.zeros(m)\n    e = a[1:m + 1]\n    g = x[0:m]\n    h = x[4:]\n", kinds)
+    assert shapes.same("a", "b") and shapes.same("a", "c") and shapes.of["a"] == (("axis", "x", 0, -2),)
+    # m itself is the length of x[4:]; a[1:m + 1] stops one before a's end
+    assert shapes.same("d", "h") and shapes.same("e", "h")
+    # m is n - 4: x[0:m] stops at -4, not the same stop for every n
+    assert shapes.of.get("g") != (("axis", "x", 0, -4),)
+
+
+def test_sizes_computed_from_a_shape_need_no_shape_tests():
+    text = transpyle.show(transpyle.grad(horizontal_diffusion), args=(np.ones((8, 9)), 0.3))
+    assert "rt.conform" not in text and "rt.unbroadcast" not in text

@@ -92,6 +92,9 @@ class Shapes:
         # integers defined once as an axis length (``ny, nx = u.shape``): np.zeros((ny, nx)) has u's shape
         self.length_reads = {v: values[0] for v, values in defs.items()
                              if len(values) == 1 and is_axis_length(values[0])}
+        # integers defined once, read as sums of an axis length and a number (``I = x.shape[0] - 4``)
+        self.integer_defs = {v: values[0] for v, values in defs.items() if len(values) == 1 and
+                             isinstance(kinds.get(v), Kind) and kinds[v].ndim == 0 and kinds[v].dtype.startswith("int")}
         # optimistic fixed point: a name none of whose values is known yet is left out; a name whose
         # definitions disagree, or one of which is unknown, becomes unknown for good
         unknown = self.unknown
@@ -287,7 +290,12 @@ class Shapes:
         read = node if is_axis_length(node) else \
             self.length_reads.get(node.id) if isinstance(node, gast.Name) and self.integer(node) else None
         if read is None:
-            return None
+            found = self.affine(node) if isinstance(node, gast.Name) and node.id in self.integer_defs else None
+            if found is None or found is PENDING:
+                return found
+            (kind, *axis), c = found
+            # I = x.shape[0] - 4 is the length of x[4:] (a negative length is no shape: the program raises)
+            return (kind, axis[0], axis[1], axis[2] + c) if kind == "axis" and c <= 0 else None
         whole = self.name_shape(read.value.value)
         if whole is PENDING or whole is None:
             return whole
@@ -376,6 +384,27 @@ class Shapes:
 
 
 
+    def affine(self, node, depth=0):
+        """(axis length term, c) for an integer expression that is an axis length plus the number c
+        (``I + 3`` with ``I = x.shape[0] - 4``, ``n - 1``), through integers defined once; else None (or
+        PENDING while the length's array is)."""
+        if depth > 16:
+            return None
+        if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Add, gast.Sub)):
+            sign = 1 if isinstance(node.op, gast.Add) else -1
+            c, other = const_int(node.right), node.left
+            if c is None and sign == 1:
+                c, other = const_int(node.left), node.right
+            if c is None:
+                return None
+            found = self.affine(other, depth + 1)
+            return found if found is None or found is PENDING else (found[0], found[1] + sign * c)
+        if isinstance(node, gast.Name) and node.id in self.integer_defs and node.id not in self.length_reads and \
+                node.id not in self.length_args:
+            return self.affine(self.integer_defs[node.id], depth + 1)
+        term = self.length_term(node)
+        return term if term is None or term is PENDING else (term, 0)
+
     def end_relative(self, term, upper):
         """A slice's upper bound over an axis of length ``term`` counted from the axis's end where it is the
         axis's own length ``n`` plus a constant: ``n`` and more is None (the end), ``n - 1`` and ``n - 2``
@@ -383,18 +412,18 @@ class Shapes:
         above 0 for c <= 2); else ``upper`` as written. PENDING while the length's array is."""
         if upper is None:
             return None
-        length, c = upper, 0
-        if isinstance(upper, gast.BinOp) and isinstance(upper.op, (gast.Add, gast.Sub)):
-            c = const_int(upper.right)
-            c = None if c is None else c if isinstance(upper.op, gast.Add) else -c
-            length = upper.left
-        if c is None:
-            return upper
-        found = self.length_term(length)
+        found = self.affine(upper)
         if found is PENDING:
             return PENDING
-        if found is None or found != term:
+        if found is None:
             return upper
+        length, c = found
+        if length != term:
+            # the full axis n of which the term is n + off (off <= 0): n + c is the term's length plus c - off
+            # (where n + off is below zero the axis is empty, whatever the stop)
+            if not (length[0] == term[0] == "axis" and length[1:3] == term[1:3] and length[3] == 0):
+                return upper
+            c -= term[3]
         return None if c >= 0 else c if c >= -2 else upper
 
 
