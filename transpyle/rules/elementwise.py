@@ -15,9 +15,22 @@ from .common import StaticError, boolean, const_value, elementwise, floating, re
 from .rewrites import define_call
 
 # ---- operators (keys are the gast operator class names) -------------------------------------
-define("Add", [], "a, b", elementwise("a", "b"), {"a": "g", "b": "g"}, broadcasts=True)
+def _on_masks(logical):
+    """Lowering of ``+`` or ``*`` of two arrays of bools: NumPy's logical or / and, written so (Numba's fused
+    array expressions add them as numbers: True + True is 2 there)."""
+    def lower(s, k, ops):
+        a, b = k.get("a"), k.get("b")
+        if not (a is not None and b is not None and a.dtype == b.dtype == "bool" and max(a.ndim, b.ndim) > 0):
+            return None
+        return template_expr(f"{logical}(a, b)", a=ops["a"], b=ops["b"])
+    return lower
+
+
+define("Add", [], "a, b", elementwise("a", "b"), {"a": "g", "b": "g"}, broadcasts=True,
+       lower=_on_masks("np.logical_or"))
 define("Sub", [], "a, b", elementwise("a", "b"), {"a": "g", "b": "-g"}, broadcasts=True)
-define("Mult", [np.multiply], "a, b", elementwise("a", "b"), {"a": "g * b", "b": "g * a"}, broadcasts=True)
+define("Mult", [np.multiply], "a, b", elementwise("a", "b"), {"a": "g * b", "b": "g * a"}, broadcasts=True,
+       lower=_on_masks("np.logical_and"))
 define("Div", [np.divide, np.true_divide], "a, b", floating("a", "b"),
        {"a": "g / b", "b": "-g * y / b"}, broadcasts=True)
 

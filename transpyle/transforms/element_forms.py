@@ -214,6 +214,36 @@ def float_array(kind):
     return isinstance(kind, Kind) and kind.ndim > 0 and kind.dtype == "float64"
 
 
+def mask_array(kind):
+    return isinstance(kind, Kind) and kind.ndim > 0 and kind.dtype == "bool"
+
+
+_LOGICAL = {"np.logical_not", "np.logical_and", "np.logical_or", "np.logical_xor"}
+
+
+def boolean(node, kind_of):
+    """Whether the elementwise ``node`` has bool elements: a comparison, a logical ufunc, a mask operand
+    (``kind_of``: an operand's kind)."""
+    if isinstance(node, gast.Compare) or isinstance(node, gast.Call) and dotted(node.func) in _LOGICAL:
+        return True
+    if is_operand(node):
+        kind = kind_of(node)
+        return isinstance(kind, Kind) and kind.dtype == "bool"
+    return False
+
+
+def masks_as_numbers(value, kind_of):
+    """Whether the bool elements in ``value`` mean what NumPy's arrays of bools mean when each is read as a
+    number: a mask compared, selected by, negated logically or multiplied into numbers, never added to,
+    multiplied by or negated as another bool (NumPy's True + True is True, a number's is 2)."""
+    for node in gast.walk(value):
+        if isinstance(node, gast.BinOp) and boolean(node.left, kind_of) and boolean(node.right, kind_of):
+            return False
+        if isinstance(node, gast.UnaryOp) and boolean(node.operand, kind_of):
+            return False
+    return True
+
+
 def number_kind(kind):
     return kind.dtype in ("float64", "int64", "bool")
 

@@ -38,8 +38,8 @@ from ..base.naming import ELEMENT_INDEX, ELEMENT_LOCALS
 from ..base.settings import switched_off
 from ..analysis.shapes import ONE
 from . import adjoint_buffers, element_reductions, loop_fusion
-from .element_forms import (assign_to, buffer_roots, element_at, elementwise, float_array, index_at, is_operand,
-                            names_in, number_kind, operands, outer_operands, result_dims,
+from .element_forms import (assign_to, boolean, buffer_roots, element_at, elementwise, float_array, index_at, is_operand,
+                            mask_array, masks_as_numbers, names_in, number_kind, operands, outer_operands, result_dims,
                             rewrite, same_memory, sum_of, unbroadcast_of)
 
 OPERAND, OUT, ELEMENT, NEW = ELEMENT_LOCALS[:4]
@@ -193,7 +193,8 @@ class ElementLoops:
     def made(self, var, value, shape_of=None):
         """``var = E``: a new array, filled by the loop (of the shape of the array ``shape_of``, where given)."""
         kind = self.kinds.get(var)
-        if not float_array(kind) or is_operand(value) or var in names_in(value):
+        mask = mask_array(kind) and boolean(value, self.leaf_kind)      # m = x * y > 0: a bool per element
+        if not (float_array(kind) or mask) or is_operand(value) or var in names_in(value):
             return None
         if shape_of is not None and (self.rank(shape_of) != kind.ndim or not isinstance(shape_of, gast.Name)):
             return None
@@ -208,7 +209,7 @@ class ElementLoops:
             return None
         hoisted, leaves, like, checks = plan
         shape = f"({', '.join(f'{leaves[id(leaf)][1]}.shape[{j}]' for leaf, j in dims)},)" if dims else f"{like}.shape"
-        alloc = assign_to(var, parse_expr(f"np.empty({shape}, np.float64)"))
+        alloc = assign_to(var, parse_expr(f"np.empty({shape}, {'np.bool_' if mask else 'np.float64'})"))
         return hoisted, checks, [alloc] + self.loops(like, kind.ndim, lambda ix: [
             assign_to(element_at(var, ix), rewrite(value, leaves, ix))])
 
@@ -270,7 +271,7 @@ class ElementLoops:
         ``dest``: (its name, its expression) where the loop writes into an array, which gives the
         shape; ``full``: an operand must have all of that shape (the value is un-broadcast to it). None
         where ``value`` is not such an expression."""
-        if not elementwise(value):
+        if not elementwise(value) or not masks_as_numbers(value, self.leaf_kind):
             return None
         hoisted, leaves = [], {}
         outer_axis = outer_operands(value)
@@ -283,7 +284,7 @@ class ElementLoops:
             # array operands of floats, or of integers (counts: rt.sum_axis(x == m, 1, True)); the target,
             # checked by the caller, holds floats
             if kind is None or kind.ndim == 0 and not number_kind(kind) or \
-                    kind.ndim and kind.dtype not in ("float64", "int64"):
+                    kind.ndim and kind.dtype not in ("float64", "int64", "bool"):
                 return None
             if kind.ndim == 0:
                 if isinstance(leaf, gast.Subscript):      # an element, read once before the loop

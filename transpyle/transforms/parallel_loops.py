@@ -80,7 +80,7 @@ PARALLEL_WORK = 16
 #: the work of one call of a function of numbers other than those below (exp, log, tanh, sin, ...)
 _CALL_WORK = 16
 _CHEAP_CALLS = {"abs", "min", "max", "float", "int", "bool", "fabs", "sqrt", "copysign", "floor", "ceil", "trunc",
-                "select", "clip", "astype"}
+                "select", "clip", "astype", "logical_not", "logical_and", "logical_or", "logical_xor"}
 
 
 def work_per_element(nest):
