@@ -26,7 +26,9 @@ def run(tree, ctx):
     if not ctx.options.get("generated"):
         views_after_loops.retake(tree, ctx)
     shared = Aliases(tree, ctx)
-    if _copy_overlapping_sources(tree, ctx, shared) | _copy_branch_temporaries(tree, shared):
+    # (generated code binds its views by construction: only the user's conditionals need copies)
+    branches = not ctx.options.get("generated") and _copy_branch_temporaries(tree, shared)
+    if _copy_overlapping_sources(tree, ctx, shared) | branches:
         shared = Aliases(tree, ctx)           # the copies are buffers of their own
     _check_list_items(tree, ctx, shared)
     if not ctx.options.get("generated"):
