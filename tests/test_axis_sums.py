@@ -1,4 +1,4 @@
-"""Sums and means along one axis of elementwise expressions, summed as the elements are computed
+"""Sums and means along one axis (or several) of elementwise expressions, summed as the elements are computed
 (transforms/element_reductions), and operands broadcast against each other (outer differences, made with
 the result's shape by element_loops): values against NumPy, gradients against the NumPy backend and
 finite differences, over ranks, axes, keepdims and broadcasts."""
@@ -77,7 +77,22 @@ def outer_scaled(x, y):
     return np.sum(np.tanh(p)) + np.sum(np.mean(p, axis=1) ** 2)
 
 
+def over_two_axes(x, y):
+    # a normalization over the first two axes (batch statistics) and a sum over the middle and last
+    mu = np.mean(x, axis=(0, 1))
+    v = np.mean((x - mu) ** 2, axis=(0, 1), keepdims=True)
+    s = np.sum(x * y, axis=(-1, 1))
+    return np.sum((x - mu) / np.sqrt(v + 1.0) * y) + np.sum(np.tanh(s))
+
+
+def over_the_ends(x, y):
+    s = np.sum(np.sin(x) * y, axis=(0, 2))
+    t = np.sum(x - y, axis=(0, 2), keepdims=True)
+    return np.sum(s * s) + np.sum(t * x)
+
+
 CASES = [
+    (over_two_axes, 3), (over_the_ends, 3),
     (rows_of_products, 2), (columns_of_squares, 2), (last_axis_kept, 2), (last_axis_kept, 3),
     (means_of_three, 3), (middle_axis_dropped, 3), (broadcast_row, 2), (parts_summed, 2),
     (variance_by_hand, 2), (rescaled_in_a_loop, 2), (pairwise_distances, 2), (gaussian_kernel, 2),
@@ -126,3 +141,9 @@ def test_an_outer_difference_is_one_loop_over_the_result():
     assert re.search(r"d = np\.empty\(\((_a\d+)\.shape\[0\], (_a\d+)\.shape\[1\], \2\.shape\[2\]\)", text), text
     assert re.search(r"d\[_e0, _e1, _e2\] = _a\d+\[0, _e1, _e2\] - _a\d+\[_e0, 0, _e2\]", text)
     assert "else:" not in text.split("_r1[:, :, 0]")[0]
+
+
+def test_sums_over_several_axes_are_not_built():
+    text = transpyle.show(over_the_ends, mode="primal", args=(np.ones((3, 4, 2)), np.ones((3, 4, 2))))
+    assert "rt.sum_axis" not in text
+    assert re.search(r"_r\d+\[0, _e1, 0\] \+= np.sin\(x\[_e0, _e1, _e2\]\) \* y\[_e0, _e1, _e2\]", text)

@@ -2,7 +2,7 @@
 means when they are resolved (``rules/rewrites``); norms are in ``matrices``.
 
 The cotangent of a reduction is spread back over the reduced axes: ``expand(g)`` below
-re-inserts them (``np.expand_dims``, one axis at a time, in increasing order) unless ``keepdims``
+re-inserts them (``g[:, None]``; a number with ``rt.expand_dims``) unless ``keepdims``
 kept them, after which NumPy broadcasting does the rest. max/min split the cotangent evenly among
 tied maxima, as JAX does. Reductions with an axis or keepdims are emitted as calls to the run-time
 helpers, which have NumPy's semantics on both backends. ``axis`` is an int or a tuple of ints
@@ -27,6 +27,10 @@ def _expand(kinds, statics, what):
         return what
     axes = axis if isinstance(axis, tuple) else (axis,)
     rank = kinds["x"].ndim - len(axes)
+    if rank:
+        # new axes where x was reduced (g[:, None, None, :]): a view the shapes and element loops follow
+        index = ", ".join("None" if a in axes else ":" for a in range(kinds["x"].ndim))
+        return f"{what}[{index}]" if what.isidentifier() else f"({what})[{index}]"
     for a in axes:
         # a 1-D array reduced along its axis is a number, which Numba's np.expand_dims does not take
         what = f"{'np' if rank else 'rt'}.expand_dims({what}, {a})"

@@ -1,5 +1,5 @@
-"""element_reductions: reductions along one axis in the statements ``element_loops`` lowers. Sums and
-means along one axis of elementwise expressions become element loops (``axis_sum``, asked first for each
+"""element_reductions: reductions along axes in the statements ``element_loops`` lowers. Sums and
+means along one axis, or several, of elementwise expressions become element loops (``axis_sum``, asked first for each
 statement), and a reduction inside an otherwise elementwise value is computed first, as a statement of
 its own (``hoisted``).
 
@@ -13,9 +13,9 @@ shape and an addition into it,
 which ``element_loops`` lowers as it lowers every un-broadcast addition: one nest over the expression's
 elements adding each into its row's sum (``s[_e0, 0] += e[_e0, _e1] * w[_e0, _e1]``), no temporary. The
 nests of neighbouring statements over the same rows may then share their loop over rows
-(``loop_fusion``). A mean divides the sums by the count afterwards. Without ``keepdims`` the sum along a
-leading axis is the un-broadcast itself (its axes align from the last); along another axis the sums are
-made with the axis kept and the result is a view of them without it (``s = _r1[:, 0]``).
+(``loop_fusion``). A mean divides the sums by the count afterwards. Without ``keepdims`` the sum along
+leading axes is the un-broadcast itself (its axes align from the last); along others the sums are made
+with the axes kept and the result is a view of them without them (``s = _r1[:, 0]``, ``_r1[:, 0, 0, :]``).
 
 Only float64 results of expressions the shapes know are taken; anything else stays the call.
 """
@@ -42,8 +42,9 @@ def axis_sum(lowering, target, value):
             and len(value.args) == 3 and not value.keywords):
         return None
     summed, axis, keep = value.args
-    if not (isinstance(axis, gast.Constant) and type(axis.value) is int and isinstance(keep, gast.Constant)
-            and isinstance(keep.value, bool)):
+    given = axis.elts if isinstance(axis, gast.Tuple) else [axis]
+    if not (given and all(isinstance(a, gast.Constant) and type(a.value) is int for a in given) and
+            isinstance(keep, gast.Constant) and isinstance(keep.value, bool)):
         return None
     if not float_array(lowering.kinds.get(target.id)) or not (elementwise(summed) and not isinstance(summed, gast.Constant)):
         return None
@@ -51,18 +52,20 @@ def axis_sum(lowering, target, value):
     if not shape:
         return None
     rank = len(shape)
-    k = axis.value + rank if axis.value < 0 else axis.value
-    if not 0 <= k < rank or shape[k] == ONE:
+    ks = sorted({a.value + rank if a.value < 0 else a.value for a in given})
+    if len(ks) != len(given) or not all(0 <= k < rank and shape[k] != ONE for k in ks):
         return None
     like = next((leaf for leaf in operands(summed) if is_operand(leaf) and lowering.shapes.known(leaf) == shape), None)
     if like is None:
         return None
     length = f"{to_source(like).strip()}.shape"
-    kept = not keep.value and k > 0        # sums made with the axis kept, the result a view without it
+    # without keepdims, sums along leading axes are the un-broadcast itself (its axes align from the last);
+    # along others they are made with the axes kept, the result a view without them
+    drop = not keep.value and ks == list(range(len(ks)))
+    kept = not keep.value and not drop
     dest = lowering.ctx.namer.fresh(REDUCED) if kept else target.id
-    drop = not keep.value and k == 0
-    dims = [f"{length}[{j}]" if j != k else "1" for j in range(rank) if not (drop and j == k)]
-    reduced = tuple(t if j != k else ONE for j, t in enumerate(shape) if not (drop and j == k))
+    dims = [f"{length}[{j}]" if j not in ks else "1" for j in range(rank) if not (drop and j in ks)]
+    reduced = tuple(t if j not in ks else ONE for j, t in enumerate(shape) if not (drop and j in ks))
     facts = (lowering.kinds, lowering.roots, lowering.shapes.of)
     before = [table.get(dest) for table in facts]
     for table, fact in zip(facts, (Kind("float64", len(reduced)), dest, reduced)):
@@ -80,9 +83,10 @@ def axis_sum(lowering, target, value):
         return None
     out = [assign_to(dest, parse_expr(f"np.zeros(({', '.join(dims)},), np.float64)"))] + lowered
     if dotted(value.func) == "rt.mean_axis":
-        out.append(gast.AugAssign(target=name(dest, store=True), op=gast.Div(), value=parse_expr(f"{length}[{k}]")))
+        count = " * ".join(f"{length}[{k}]" for k in ks)
+        out.append(gast.AugAssign(target=name(dest, store=True), op=gast.Div(), value=parse_expr(count)))
     if kept:
-        index = ", ".join("0" if j == k else ":" for j in range(rank))
+        index = ", ".join("0" if j in ks else ":" for j in range(rank))
         out.append(assign_to(target.id, parse_expr(f"{dest}[{index}]")))
     return out
 
