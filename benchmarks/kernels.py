@@ -159,6 +159,20 @@ def adi(u0, steps):
     return np.sum(u * u)
 
 
+# horizontal diffusion of a weather model (COSMO's hdiff): a fourth-order stencil whose fluxes a limiter
+# sets to zero where they run against the gradient, sizes computed from the field's shape
+def hdiff(field, coeff):
+    ni, nj = field.shape[0] - 4, field.shape[1] - 4
+    lap = 4.0 * field[1:ni + 3, 1:nj + 3, :] - (field[2:ni + 4, 1:nj + 3, :] + field[0:ni + 2, 1:nj + 3, :] +
+                                                 field[1:ni + 3, 2:nj + 4, :] + field[1:ni + 3, 0:nj + 2, :])
+    res = lap[1:, 1:nj + 1, :] - lap[:-1, 1:nj + 1, :]
+    flx = np.where(res * (field[2:ni + 3, 2:nj + 2, :] - field[1:ni + 2, 2:nj + 2, :]) > 0, 0, res)
+    res = lap[1:ni + 1, 1:, :] - lap[1:ni + 1, :-1, :]
+    fly = np.where(res * (field[2:ni + 2, 2:nj + 3, :] - field[2:ni + 2, 1:nj + 2, :]) > 0, 0, res)
+    out = field[2:ni + 2, 2:nj + 2, :] - coeff * (flx[1:] - flx[:-1] + fly[:, 1:] - fly[:, :-1])
+    return np.sum(out * out)
+
+
 # ==== statistics ======================================================================================
 # covariance of the columns, one column of the lower triangle per step, mirrored to the upper one
 def covariance(data):
@@ -406,6 +420,7 @@ KERNELS = [
            "80x100, 20 steps"),
     Kernel("seidel_2d", "stencil", seidel_2d, lambda r: (_normal(r, 100, 100), 4), "100x100, 4 sweeps"),
     Kernel("adi", "stencil", adi, lambda r: (_normal(r, 40, 40), 4), "40x40, 4 steps"),
+    Kernel("hdiff", "stencil", hdiff, lambda r: (_normal(r, 68, 68, 16), 0.3), "64x64x16"),
     # statistics
     Kernel("covariance", "statistics", covariance, lambda r: (_spread(r, 500, 100),), "500x100"),
     Kernel("correlation", "statistics", correlation,

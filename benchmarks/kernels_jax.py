@@ -134,6 +134,18 @@ def adi(u0, steps):
     return jnp.sum(u * u)
 
 
+def hdiff(field, coeff):
+    ni, nj = field.shape[0] - 4, field.shape[1] - 4
+    lap = 4.0 * field[1:ni + 3, 1:nj + 3, :] - (field[2:ni + 4, 1:nj + 3, :] + field[0:ni + 2, 1:nj + 3, :] +
+                                                 field[1:ni + 3, 2:nj + 4, :] + field[1:ni + 3, 0:nj + 2, :])
+    res = lap[1:, 1:nj + 1, :] - lap[:-1, 1:nj + 1, :]
+    flx = jnp.where(res * (field[2:ni + 3, 2:nj + 2, :] - field[1:ni + 2, 2:nj + 2, :]) > 0, 0, res)
+    res = lap[1:ni + 1, 1:, :] - lap[1:ni + 1, :-1, :]
+    fly = jnp.where(res * (field[2:ni + 2, 2:nj + 3, :] - field[2:ni + 2, 1:nj + 2, :]) > 0, 0, res)
+    out = field[2:ni + 2, 2:nj + 2, :] - coeff * (flx[1:] - flx[:-1] + fly[:, 1:] - fly[:, :-1])
+    return jnp.sum(out * out)
+
+
 # ==== statistics ======================================================================================
 def covariance(data):
     n, m = data.shape
