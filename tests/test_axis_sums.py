@@ -147,3 +147,42 @@ def test_sums_over_several_axes_are_not_built():
     text = transpyle.show(over_the_ends, mode="primal", args=(np.ones((3, 4, 2)), np.ones((3, 4, 2))))
     assert "rt.sum_axis" not in text
     assert re.search(r"_r\d+\[0, _e1, 0\] \+= np.sin\(x\[_e0, _e1, _e2\]\) \* y\[_e0, _e1, _e2\]", text)
+
+
+# ---- sums of windows times weights (a convolution written per output pixel) ------------------------------
+def pixel_convolution(x, w):
+    k = w.shape[0]
+    h, wd = x.shape[1] - k + 1, x.shape[2] - k + 1
+    out = np.empty((x.shape[0], h, wd, w.shape[3]))
+    for i in range(h):
+        for j in range(wd):
+            out[:, i, j, :] = np.sum(x[:, i:i + k, j:j + k, :, np.newaxis] * w[np.newaxis, :, :, :], axis=(1, 2, 3))
+    return np.sum(np.tanh(out))
+
+
+def window_means(x, w):
+    s = 0.0
+    for i in range(x.shape[0] - 1):
+        m = np.mean(x[i:i + 2, :, None] * w[None, :, :], axis=(0, 1))
+        s += np.sum(m * m)
+    return s
+
+
+@pytest.mark.parametrize("backend", ["numpy", pytest.param("numba", marks=pytest.mark.numba)])
+@pytest.mark.parametrize("f, shapes", [
+    (pixel_convolution, ((2, 5, 4, 3), (2, 2, 3, 2))), (pixel_convolution, ((1, 3, 3, 1), (3, 3, 1, 4))),
+    (window_means, ((4, 3), (3, 2))), (window_means, ((2, 1), (1, 5))),
+])
+def test_sums_of_windows(f, shapes, backend, rng):
+    args = tuple(rng.normal(size=s) for s in shapes)
+    np.testing.assert_allclose(transpyle.jit(f, backend=backend)(*args), f(*args), rtol=1e-12)
+    got = transpyle.grad(f, argnums=(0, 1), backend=backend)(*args)
+    for k in range(2):
+        fd, noise = numerical_grad(f, args, k)
+        np.testing.assert_allclose(got[k], fd, rtol=1e-5, atol=1e-7 + 10 * np.max(noise))
+
+
+def test_the_window_cotangent_is_summed_in_loops():
+    text = transpyle.show(transpyle.grad(pixel_convolution), args=(np.ones((2, 5, 4, 3)), np.ones((2, 2, 3, 2))))
+    adjoint = text.split("# adjoint sweep")[1]
+    assert re.search(r"b_t\d+\[_e0, _e1, _e2, _e3, 0\] \+= ", adjoint)

@@ -165,9 +165,9 @@ def sum_of(value):
 
 
 def unbroadcast_of(value):
-    """(E, T) for ``rt.unbroadcast(E, T)`` with T a name, else None."""
+    """(E, T) for ``rt.unbroadcast(E, T)`` with T a name or a basic part of one, else None."""
     if isinstance(value, gast.Call) and dotted(value.func) == "rt.unbroadcast" and len(value.args) == 2 and \
-            not value.keywords and isinstance(value.args[1], gast.Name):
+            not value.keywords and (isinstance(value.args[1], gast.Name) or is_operand(value.args[1])):
         return value.args[0], value.args[1]
     return None
 

@@ -150,11 +150,19 @@ class ElementLoops:
             return None             # not known to be smaller than the value: un-broadcasting sums nothing
         if isinstance(target, gast.Name) and op is None:
             kind = self.kinds.get(target.id)
-            if not float_array(kind) or kind.ndim != len(into) or target.id in names_in(value) or \
-                    not isinstance(shape_of, gast.Name):
+            if not float_array(kind) or kind.ndim != len(into) or target.id in names_in(value):
+                return None
+            hoisted = []
+            if isinstance(shape_of, gast.Subscript) and is_operand(shape_of) and self.rank(shape_of) == len(into):
+                # the shape of a part (``rt.unbroadcast(E, x[:, i:i + k, None])``): the part, taken once
+                local = self.ctx.namer.fresh(OPERAND)
+                hoisted = [assign_to(local, copy.deepcopy(shape_of))]
+                self.kinds[local] = kind
+                self.shapes.of[local] = into
+                shape_of = name(local)
+            if not isinstance(shape_of, gast.Name):
                 return None
             dest, start = target.id, [assign_to(target.id, parse_expr(f"np.zeros({shape_of.id}.shape, np.float64)"))]
-            hoisted = []
         elif isinstance(op, gast.Add) and same_memory(shape_of, target) and \
                 float_array(self.kinds.get(array_of(target))):
             if isinstance(target, gast.Name):
