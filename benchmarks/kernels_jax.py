@@ -270,6 +270,11 @@ def conv2d(w, x):
     return jnp.sum(jnp.tanh(out))
 
 
+def conv2d_pixels(x, w, bias):
+    out = jax.lax.conv_general_dilated(x, w, (1, 1), "VALID", dimension_numbers=("NHWC", "HWIO", "NHWC")) + bias
+    return jnp.sum(out * out)
+
+
 # ==== physics =========================================================================================
 def cavity_flow(u0, v0, p0, nt, nit):
     ny, nx = u0.shape
@@ -334,9 +339,9 @@ def nbody(pos0, vel0, mass, steps, dt):
     return 0.5 * jnp.sum(mass[:, None] * vel * vel) + 0.01 * jnp.sum(pos * pos)
 
 
-NAMES = ("diffusion_1d", "jacobi_1d", "jacobi_2d", "heat_3d", "fdtd_2d", "seidel_2d", "adi", "covariance",
+NAMES = ("diffusion_1d", "jacobi_1d", "jacobi_2d", "heat_3d", "fdtd_2d", "seidel_2d", "adi", "hdiff", "covariance",
          "correlation", "gemm", "gemver", "atax", "bicg", "mvt", "gesummv", "syrk", "syr2k", "trmm", "doitgen",
-         "doitgen_stack", "softmax", "mlp", "conv2d", "cavity_flow", "nbody")
+         "doitgen_stack", "softmax", "mlp", "conv2d", "conv2d_pixels", "cavity_flow", "nbody")
 
 
 def programs():
