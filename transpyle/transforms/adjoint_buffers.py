@@ -32,12 +32,12 @@ _ZEROS = ("np.zeros", "np.zeros_like")
 
 def settle(fn, ctx):
     """Rewrite ``fn``'s zeroed arrays of the two cases above; the number of arrays rewritten."""
-    uses = _Uses(fn)
+    uses = Uses(fn)
     done, i = 0, 0
     while i < len(fn.body):
         s = fn.body[i]
-        var = _zeroed_array(s, ctx.kinds)
-        shape = _made_shape(s.value, uses) if var is not None else None
+        var = zeroed_array(s, ctx.kinds)
+        shape = made_shape(s.value, uses) if var is not None else None
         if shape is not None and _make_uniform(fn, i, var, shape, uses, ctx):
             done += 1
             continue                 # the allocation is gone: statement i is the next one
@@ -47,7 +47,7 @@ def settle(fn, ctx):
     return done + _reused_in_loops(fn, uses, ctx.kinds)
 
 
-class _Uses:
+class Uses:
     """How often each name of the function is stored to (assignments, augmented assignments, writes into
     it) and bound (assignments of the name, loop targets), and the names loops run over."""
 
@@ -67,7 +67,7 @@ class _Uses:
                         self.rebinds[t.id] = self.rebinds.get(t.id, 0) + 1
 
 
-def _zeroed_array(s, kinds):
+def zeroed_array(s, kinds):
     """The name ``s`` makes a float64 array of zeros for (``x = np.zeros(shape)``,
     ``np.zeros_like(a)``), else None."""
     if not (isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name) and
@@ -79,7 +79,7 @@ def _zeroed_array(s, kinds):
     return s.targets[0].id
 
 
-def _made_shape(call, uses):
+def made_shape(call, uses):
     """The shape expression an allocation was made with, where it means the same wherever it is read
     later (its names bound at most once), else None."""
     arg = call.args[0]
@@ -262,7 +262,7 @@ def _reused_in_loops(fn, uses, kinds):
                     any(_mentions(s, var) for s in loop.body[loop.body.index(reset) + 1:]):
                 continue
             alloc = next((s for s in reversed(fn.body[:j]) if _mentions(s, var)), None)
-            if alloc is None or _zeroed_array(alloc, kinds) != var:
+            if alloc is None or zeroed_array(alloc, kinds) != var:
                 continue
             first = next(s for s in loop.body if _mentions(s, var))
             start, end = loop.body.index(first), loop.body.index(reset)
@@ -278,8 +278,8 @@ def _reused_in_loops(fn, uses, kinds):
 
 
 def _reset_of(s, kinds):
-    """``x`` for ``x = np.zeros_like(x)`` of a float64 array (``_zeroed_array`` made like itself), else None."""
-    var = _zeroed_array(s, kinds)
+    """``x`` for ``x = np.zeros_like(x)`` of a float64 array (``zeroed_array`` made like itself), else None."""
+    var = zeroed_array(s, kinds)
     return var if var is not None and zeroed_like_itself(s) == var else None
 
 

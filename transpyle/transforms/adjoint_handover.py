@@ -30,7 +30,7 @@ import gast
 
 from ..base.ast_utils import all_names, dotted, expr_source, parse_stmts
 from ..base.kinds import Kind
-from .adjoint_buffers import zeroed_like_itself
+from .adjoint_buffers import Uses, made_shape, zeroed_array, zeroed_like_itself
 
 
 def run(tree, ctx, job):
@@ -117,12 +117,13 @@ class Handover:
         """In the function's own statements (run once): an array made zero whose first mention adds a whole
         array of its shape and dtype that nothing mentions afterwards (``ba += b_t1`` after ``b_t1 =
         ba_2``, the adjoint of ``a_2 = a + ...``) becomes that array, instead of a copy of it."""
+        uses = Uses(self.fn)            # as the hand-overs above left the function
         i = 0
         while i < len(stmts):
-            y = _zeroed(stmts[i])
+            y = zeroed_array(stmts[i], self.kinds)
             k = _first(stmts, y, i + 1) if y is not None else None
-            if k is not None and self.bindings(y) == 1 and _adds_name(stmts[k], y) and \
-                    self.can_take(stmts, k, y, stmts[k].value.id, _made_shape(stmts[i].value)):
+            if k is not None and uses.rebinds.get(y) == 1 and _adds_name(stmts[k], y) and \
+                    self.can_take(stmts, k, stmts[i], stmts[k].value.id, uses):
                 stmts[k] = gast.Assign(targets=[gast.Name(id=y, ctx=gast.Store(), annotation=None,
                                                           type_comment=None)],
                                        value=stmts[k].value, type_comment=None)
@@ -130,21 +131,25 @@ class Handover:
                 continue
             i += 1
 
-    def can_take(self, stmts, k, y, t, shape):
-        """Whether ``y``, made with ``shape``, can be the array ``t`` from statement ``k`` on: ``t`` names
-        (through names set once to names) an array the function's own statements make with that shape and
-        ``y``'s kind, and no name holding its memory is mentioned after statement ``k``."""
+    def can_take(self, stmts, k, alloc, t, uses):
+        """Whether ``y``, made zero by ``alloc``, can be the array ``t`` from statement ``k`` on: ``t`` names (through
+        names set once to names) an array the function's own statements make zero with the same shape
+        (``adjoint_buffers.made_shape``: its names bound once) and ``y``'s kind, and no name holding its
+        memory is mentioned after statement ``k``."""
         root, seen = t, 0
         while seen < 64:
             made = [s for s in stmts if isinstance(s, gast.Assign) and len(s.targets) == 1 and
                     isinstance(s.targets[0], gast.Name) and s.targets[0].id == root]
-            if len(made) != 1 or self.bindings(root) != 1:
+            if len(made) != 1 or uses.rebinds.get(root) != 1:
                 return False
             if not isinstance(made[0].value, gast.Name):
                 break
             root, seen = made[0].value.id, seen + 1
-        if shape is None or _zeroed(made[0]) != root or _made_shape(made[0].value) != shape or \
-                self.kinds.get(root) != self.kinds.get(y):
+        y = alloc.targets[0].id
+        if zeroed_array(made[0], self.kinds) != root or self.kinds.get(root) != self.kinds.get(y):
+            return False
+        shape, root_shape = made_shape(alloc.value, uses), made_shape(made[0].value, uses)
+        if shape is None or root_shape is None or expr_source(shape) != expr_source(root_shape):
             return False
         held, grown = {root}, True
         while grown:
@@ -155,12 +160,6 @@ class Handover:
                     held |= new
                     grown = grown or bool(new)
         return not any(held & all_names(s) for s in stmts[k + 1:]) and y not in held
-
-    def bindings(self, v):
-        """How often ``v`` is bound as a name (assignments and loop targets), not written through."""
-        return sum(1 for node in gast.walk(self.fn) for target in
-                   (node.targets if isinstance(node, gast.Assign) else [node.target] if isinstance(node, gast.For)
-                    else []) if isinstance(target, gast.Name) and target.id == v)
 
     def holders(self, stmts, i, t):
         """The names holding the memory of ``t`` after statement ``i`` sets it: ``t`` and names set to it,
@@ -207,30 +206,6 @@ class Handover:
 
 #: calls that make a new array
 _NEW_ARRAYS = ("np.zeros_like", "np.zeros", "np.empty_like", "np.empty", "np.copy", "np.ones_like", "np.full")
-
-
-def _zeroed(s):
-    """The name ``s`` makes a new array of zeros, or an empty one, for, else None."""
-    if isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name) and \
-            isinstance(s.value, gast.Call) and dotted(s.value.func) in _SHAPED and len(s.value.args) == 1:
-        return s.targets[0].id
-    return None
-
-
-def _made_shape(call):
-    """The source of the shape an allocation is made with (``np.zeros_like(a)`` and ``np.zeros(a.shape)``
-    alike), or None for a shape that is not a name's shape or a tuple of names and numbers."""
-    arg = call.args[0]
-    if dotted(call.func) in ("np.zeros_like", "np.empty_like"):
-        return f"{arg.id}.shape" if isinstance(arg, gast.Name) else None
-    if any(isinstance(n, (gast.Call, gast.Subscript)) for n in gast.walk(arg)) and \
-            not (isinstance(arg, gast.Attribute) and arg.attr == "shape" and isinstance(arg.value, gast.Name)):
-        return None
-    return expr_source(arg)
-
-
-#: calls that make a new array of a given shape, or of another array's
-_SHAPED = ("np.zeros_like", "np.zeros", "np.empty_like", "np.empty")
 
 
 def _adds_name(s, y):
